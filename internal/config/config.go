@@ -1,0 +1,396 @@
+// Package config loads synaxi's configuration: documented defaults, then
+// $XDG_CONFIG_HOME/synaxi/config.toml, then SYNAXI_* environment variables.
+// Command-line flags, applied by each binary, win over all three.
+//
+// Every key lives in a section ("[proxy]", "[noreread]", …) and is
+// overridable by SYNAXI_<SECTION>_<KEY> in upper case, for example
+// SYNAXI_PROXY_UPSTREAM or SYNAXI_NOREREAD_MIN_TOKENS. Load records where each
+// effective value came from, so `synaxi doctor` can print it.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is synaxi's whole configuration. The `doc` tag of every key is the
+// documentation `synaxi doctor` and the README show.
+type Config struct {
+	Proxy      Proxy      `toml:"proxy"`
+	Projection Projection `toml:"projection"`
+	NoReread   NoReread   `toml:"noreread"`
+	StatusLine StatusLine `toml:"statusline"`
+}
+
+// Proxy configures synaxi-proxyd.
+type Proxy struct {
+	Port              int      `toml:"port" doc:"loopback port of the proxy; 0 picks a free port once and records it in the state dir"`
+	Upstream          string   `toml:"upstream" doc:"base URL requests are forwarded to (Anthropic API or an Anthropic-compatible endpoint such as Ollama)"`
+	UpstreamModel     string   `toml:"upstream_model" doc:"if set, the model name every forwarded /v1/messages request is rewritten to (for Ollama and other compatible endpoints)"`
+	CountTokens       bool     `toml:"count_tokens" doc:"measure savings with the upstream's /v1/messages/count_tokens; turn off for endpoints without it (rows then record null with the reason)"`
+	IdleExit          Duration `toml:"idle_exit" doc:"stop a detached proxy after this long without requests; 0 never stops"`
+	ProjectAll        bool     `toml:"project_all" doc:"project every /v1/messages request, not only the synaxi-worker's (alias SYNAXI_PROJECT_ALL)"`
+	DisableProjection bool     `toml:"disable_projection" doc:"never project; the proxy only forwards and measures (alias SYNAXI_DISABLE_PROJECTION)"`
+	LogConversations  bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
+	LogMaxBytes       int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated"`
+}
+
+// Projection configures the worker's context projection.
+type Projection struct {
+	BudgetTokens    int  `toml:"budget_tokens" doc:"world budget in tokens for the worker's projected context; 0 sizes it to the upstream model"`
+	ThresholdTokens int  `toml:"threshold_tokens" doc:"quantization step: the served context is re-projected only when it grows past a multiple of this many tokens; 0 derives it from the budget"`
+	TrimTools       bool `toml:"trim_tools" doc:"drop tool schemas the worker's contract does not use (never a tool the conversation has already called)"`
+}
+
+// NoReread configures the no-reread hook.
+type NoReread struct {
+	Enabled       bool `toml:"enabled" doc:"deny re-reads of unchanged files that are still in the agent's context"`
+	MinTokens     int  `toml:"min_tokens" doc:"a re-read smaller than this many tokens is always allowed"`
+	LoopThreshold int  `toml:"loop_threshold" doc:"an identical command repeated this many times with no edit between is denied on alternate attempts; 0 disables the loop breaker"`
+}
+
+// StatusLine configures synaxi-statusline.
+type StatusLine struct {
+	PreviousCommand string `toml:"previous_command" doc:"the user's own status line command; its line is printed before synaxi's"`
+	Color           string `toml:"color" doc:"auto, always or never (NO_COLOR is honoured with auto)"`
+}
+
+// Default returns the documented defaults.
+func Default() Config {
+	return Config{
+		Proxy: Proxy{
+			Upstream:    "https://api.anthropic.com",
+			CountTokens: true,
+			IdleExit:    Duration(0),
+			LogMaxBytes: 16 << 20,
+		},
+		NoReread: NoReread{
+			Enabled:       true,
+			MinTokens:     150,
+			LoopThreshold: 3,
+		},
+		StatusLine: StatusLine{Color: "auto"},
+	}
+}
+
+// Source says where an effective value came from.
+type Source string
+
+const (
+	FromDefault Source = "default"
+	FromFile    Source = "file"
+	FromEnv     Source = "env"
+)
+
+// Setting is one key with its effective value, documentation and origin.
+type Setting struct {
+	Key    string // "proxy.upstream"
+	Env    string // "SYNAXI_PROXY_UPSTREAM"
+	Value  string
+	Doc    string
+	Source Source
+	Origin string // file path and line, or the environment variable's name
+}
+
+// Loaded is a configuration together with where each value came from.
+type Loaded struct {
+	Config
+	Path     string
+	Settings []Setting // sorted by Key
+}
+
+// aliases are the short environment names SPEC.md promises.
+var aliases = map[string]string{
+	"SYNAXI_PROJECT_ALL":        "proxy.project_all",
+	"SYNAXI_DISABLE_PROJECTION": "proxy.disable_projection",
+}
+
+// Error is a configuration problem tied to a key and, for the file, a line.
+type Error struct {
+	Path string // config file, or "" for the environment
+	Line int    // 1-based; 0 if unknown
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Load reads the file at path (a missing file is fine) and the environment.
+// getenv is os.Getenv in production and a map in tests.
+func Load(path string, getenv func(string) string) (*Loaded, error) {
+	l := &Loaded{Config: Default(), Path: path}
+	src, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	fromFile := map[string]bool{}
+	if err == nil {
+		md, err := toml.Decode(string(src), &l.Config)
+		if err != nil {
+			return nil, decodeError(path, src, err)
+		}
+		if und := md.Undecoded(); len(und) > 0 {
+			key := und[0].String()
+			return nil, &Error{Path: path, Line: lineOf(src, key), Key: key,
+				Msg: "unknown key (see `synaxi doctor` for every key)"}
+		}
+		for _, k := range md.Keys() {
+			fromFile[k.String()] = true
+		}
+	}
+	if err := applyEnv(l, path, src, fromFile, getenv); err != nil {
+		return nil, err
+	}
+	if err := l.Validate(); err != nil {
+		var ce *Error
+		if errors.As(err, &ce) && l.origin(ce.Key) == FromFile {
+			ce.Path, ce.Line = path, lineOf(src, ce.Key)
+		}
+		return nil, err
+	}
+	return l, nil
+}
+
+// LoadDefault loads from the given config file path with os.Getenv.
+func LoadDefault(path string) (*Loaded, error) { return Load(path, os.Getenv) }
+
+func (l *Loaded) origin(key string) Source {
+	for _, s := range l.Settings {
+		if s.Key == key {
+			return s.Source
+		}
+	}
+	return FromDefault
+}
+
+// Validate checks every value and names the first bad key.
+func (c *Config) Validate() error {
+	bad := func(key, format string, a ...any) error {
+		return &Error{Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case c.Proxy.Port < 0 || c.Proxy.Port > 65535:
+		return bad("proxy.port", "must be 0 or a port from 1 to 65535, not %d", c.Proxy.Port)
+	case !strings.HasPrefix(c.Proxy.Upstream, "http://") && !strings.HasPrefix(c.Proxy.Upstream, "https://"):
+		return bad("proxy.upstream", "must be an http:// or https:// URL, not %q", c.Proxy.Upstream)
+	case c.Proxy.IdleExit < 0:
+		return bad("proxy.idle_exit", "must not be negative")
+	case c.Proxy.LogMaxBytes < 4096:
+		return bad("proxy.log_max_bytes", "must be at least 4096, not %d", c.Proxy.LogMaxBytes)
+	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 8000:
+		return bad("projection.budget_tokens", "must be 0 (sized to the model) or at least 8000, not %d", c.Projection.BudgetTokens)
+	case c.Projection.ThresholdTokens < 0:
+		return bad("projection.threshold_tokens", "must not be negative")
+	case c.NoReread.MinTokens < 0:
+		return bad("noreread.min_tokens", "must not be negative")
+	case c.NoReread.LoopThreshold < 0 || c.NoReread.LoopThreshold == 1:
+		return bad("noreread.loop_threshold", "must be 0 (off) or at least 2, not %d", c.NoReread.LoopThreshold)
+	}
+	switch c.StatusLine.Color {
+	case "auto", "always", "never":
+	default:
+		return bad("statusline.color", "must be auto, always or never, not %q", c.StatusLine.Color)
+	}
+	return nil
+}
+
+// Duration is a time.Duration written as "90s", "15m" or "0".
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "0" {
+		*d = 0
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("not a duration like \"90s\" or \"15m\": %q", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText formats the duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Std returns the time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+var durationType = reflect.TypeOf(Duration(0))
+
+// walk calls fn for every key of c with its reflect value and documentation.
+func walk(c *Config, fn func(key string, v reflect.Value, doc string) error) error {
+	cv := reflect.ValueOf(c).Elem()
+	ct := cv.Type()
+	for i := 0; i < ct.NumField(); i++ {
+		sect := ct.Field(i)
+		sv := cv.Field(i)
+		for j := 0; j < sect.Type.NumField(); j++ {
+			f := sect.Type.Field(j)
+			key := sect.Tag.Get("toml") + "." + f.Tag.Get("toml")
+			if err := fn(key, sv.Field(j), f.Tag.Get("doc")); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// EnvName is the environment variable that overrides key.
+func EnvName(key string) string {
+	return "SYNAXI_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+func applyEnv(l *Loaded, path string, src []byte, fromFile map[string]bool, getenv func(string) string) error {
+	byKey := map[string]string{}
+	for alias, key := range aliases {
+		if v := getenv(alias); v != "" {
+			byKey[key] = alias
+		}
+	}
+	err := walk(&l.Config, func(key string, v reflect.Value, doc string) error {
+		env := EnvName(key)
+		s := Setting{Key: key, Env: env, Doc: doc, Source: FromDefault}
+		if fromFile[key] {
+			s.Source, s.Origin = FromFile, fmt.Sprintf("%s:%d", path, lineOf(src, key))
+		}
+		name := env
+		if getenv(env) == "" {
+			name = byKey[key]
+		}
+		if name != "" {
+			if err := setFromString(v, getenv(name)); err != nil {
+				return &Error{Key: key, Msg: fmt.Sprintf("environment %s: %v", name, err)}
+			}
+			s.Source, s.Origin = FromEnv, name
+		}
+		s.Value = format(v)
+		l.Settings = append(l.Settings, s)
+		return nil
+	})
+	sort.Slice(l.Settings, func(i, j int) bool { return l.Settings[i].Key < l.Settings[j].Key })
+	return err
+}
+
+func setFromString(v reflect.Value, s string) error {
+	s = strings.TrimSpace(s)
+	if v.Type() == durationType {
+		var d Duration
+		if err := d.UnmarshalText([]byte(s)); err != nil {
+			return err
+		}
+		v.Set(reflect.ValueOf(d))
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(s)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("not a boolean (true/false/1/0): %q", s)
+		}
+		v.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return fmt.Errorf("not a whole number: %q", s)
+		}
+		v.SetInt(n)
+	default:
+		return fmt.Errorf("unsupported kind %s", v.Kind())
+	}
+	return nil
+}
+
+func format(v reflect.Value) string {
+	if v.Type() == durationType {
+		return time.Duration(v.Int()).String()
+	}
+	return fmt.Sprint(v.Interface())
+}
+
+// Documented lists every key with its default and documentation, for the
+// README and `synaxi doctor`.
+func Documented() []Setting {
+	c := Default()
+	var out []Setting
+	_ = walk(&c, func(key string, v reflect.Value, doc string) error {
+		out = append(out, Setting{Key: key, Env: EnvName(key), Value: format(v), Doc: doc, Source: FromDefault})
+		return nil
+	})
+	return out
+}
+
+// decodeError turns a TOML error into an *Error with the line.
+func decodeError(path string, src []byte, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return &Error{Path: path, Line: pe.Position.Line, Msg: pe.Message}
+	}
+	// Type mismatches name the key in the message ("toml: line 3 (last key
+	// "proxy.port"): incompatible types …"); keep the library's words.
+	msg := err.Error()
+	key := ""
+	if i := strings.Index(msg, `last key "`); i >= 0 {
+		rest := msg[i+len(`last key "`):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			key = rest[:j]
+		}
+	}
+	return &Error{Path: path, Line: lineOf(src, key), Key: key, Msg: strings.TrimPrefix(msg, "toml: ")}
+}
+
+// lineOf finds the 1-based line of "key = …" inside its [section] in src.
+func lineOf(src []byte, dotted string) int {
+	sect, key, ok := strings.Cut(dotted, ".")
+	if !ok {
+		key, sect = sect, ""
+	}
+	cur := ""
+	for i, line := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			cur = strings.TrimSpace(strings.Trim(t, "[]"))
+			continue
+		}
+		name, _, found := strings.Cut(t, "=")
+		if !found {
+			continue
+		}
+		name = strings.Trim(strings.TrimSpace(name), `"'`)
+		if name == key && cur == sect {
+			return i + 1
+		}
+		if cur == "" && name == dotted {
+			return i + 1
+		}
+	}
+	return 0
+}

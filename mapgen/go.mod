@@ -1,0 +1,3 @@
+module github.com/synaxi/synaxi/mapgen
+
+go 1.26.0
