@@ -1,0 +1,135 @@
+package ledger
+
+import (
+	"errors"
+	"io/fs"
+	"math"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+func ptr(n int64) *int64 { return &n }
+
+func TestRowSaved(t *testing.T) {
+	tests := []struct {
+		name  string
+		row   Row
+		saved int64
+		ok    bool
+	}{
+		{"saving", Row{Status: 200, Counterfactual: ptr(10000), Usage: Usage{Input: 100, CacheWrite5m: 900, CacheRead: 2000}}, 7000, true},
+		{"overhead is negative", Row{Status: 200, Counterfactual: ptr(1000), Usage: Usage{Input: 100, CacheWrite1h: 1500}}, -600, true},
+		{"null probe is excluded", Row{Status: 200, CounterfactualNull: "count_tokens: 500"}, 0, false},
+		{"failed request is excluded", Row{Status: 529, Counterfactual: ptr(1000)}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			saved, ok := tt.row.Saved()
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.saved, saved)
+		})
+	}
+}
+
+func TestSavedUSDIsCacheAwareAndConservative(t *testing.T) {
+	const model = "claude-sonnet-4-6" // $3/MTok input
+	served := Usage{Input: 1000, CacheRead: 9000, CacheWrite5m: 0}
+	// Served input cost: 3e-6 * (1000 + 0.1*9000) = 0.0057.
+	assert.InDelta(t, 0.0057, InputUSD(model, served), 1e-12)
+
+	// Baseline: 90,000 cached read at 0.1x, 10,000 written at 1.25x.
+	// 3e-6 * (9000 + 12500) = 0.0645; saved = 0.0645 - 0.0057.
+	got := SavedUSD(model, 100000, ptr(90000), served)
+	assert.InDelta(t, 0.0645-0.0057, got, 1e-12)
+
+	// Unknown cached part: priced entirely as a read, the cheapest baseline.
+	got = SavedUSD(model, 100000, nil, served)
+	assert.InDelta(t, 3e-6*10000-0.0057, got, 1e-12)
+
+	// A cached part larger than the counterfactual is clamped.
+	got = SavedUSD(model, 1000, ptr(5000), Usage{})
+	assert.InDelta(t, 3e-6*100, got, 1e-12)
+
+	// 1 h writes in the served request price the baseline's growth at 2x.
+	got = SavedUSD(model, 2000, ptr(1000), Usage{CacheWrite1h: 10})
+	assert.InDelta(t, 3e-6*(100+2000)-3e-6*20, got, 1e-12)
+}
+
+func TestPriceFor(t *testing.T) {
+	assert.Equal(t, 2.0, PriceFor("claude-sonnet-5").Input)
+	assert.Equal(t, 3.0, PriceFor("claude-sonnet-4-6").Input)
+	assert.Equal(t, 5.0, PriceFor("claude-opus-4-8").Input)
+	assert.Equal(t, 15.0, PriceFor("claude-opus-4-1-20250805").Input)
+	assert.Equal(t, 1.0, PriceFor("claude-haiku-4-5").Input)
+	assert.Equal(t, DefaultPrice, PriceFor("qwen3-coder:30b"))
+}
+
+func TestSummaryAdd(t *testing.T) {
+	var s Summary
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	s.Add(&Row{Time: now, Session: "s", Model: "claude-sonnet-4-6", Status: 200, Projected: true,
+		Counterfactual: ptr(5000), CounterfactualCached: ptr(0), Usage: Usage{Input: 10, CacheWrite5m: 1000, Output: 50}})
+	s.Add(&Row{Time: now.Add(time.Second), Session: "s", Status: 200, Projected: true,
+		CounterfactualNull: "count_tokens: timeout", Usage: Usage{Input: 10, CacheRead: 1000}})
+	s.Add(&Row{Time: now.Add(2 * time.Second), Session: "s", Status: 200, FailOpen: true, FailOpenReason: "panic",
+		Usage: Usage{Input: 7}})
+
+	assert.EqualValues(t, 3, s.Requests)
+	assert.EqualValues(t, 2, s.Projected)
+	assert.EqualValues(t, 1, s.FailOpens)
+	assert.EqualValues(t, 1, s.Measured)
+	assert.EqualValues(t, 1, s.ProbeFailures)
+	assert.EqualValues(t, 5000-1010, s.SavedTokens)
+	assert.Equal(t, "claude-sonnet-4-6", s.Model, "a row without a model keeps the last known one")
+	assert.Equal(t, now.Add(2*time.Second), s.Updated)
+	ratio, ok := s.CacheHitRatio()
+	require.True(t, ok)
+	assert.InDelta(t, 1000.0/2027.0, ratio, 1e-12)
+	wantUSD := 3e-6*(1.25*5000) - 3e-6*(10+1.25*1000)
+	assert.InDelta(t, wantUSD, s.SavedUSD, 1e-12)
+	assert.False(t, math.IsNaN(s.SavedUSD))
+}
+
+func TestRecordAppendsAndSummarises(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", root)
+	d := xdg.Resolve()
+
+	_, err := ReadSummary(d, "sess/1")
+	require.True(t, errors.Is(err, fs.ErrNotExist))
+
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			assert.NoError(t, Record(d, &Row{Session: "sess/1", Status: 200, Counterfactual: ptr(100), Usage: Usage{Input: 40}}))
+		}()
+	}
+	wg.Wait()
+
+	s, err := ReadSummary(d, "sess/1")
+	require.NoError(t, err)
+	assert.EqualValues(t, 20, s.Requests)
+	assert.EqualValues(t, 20*60, s.SavedTokens)
+
+	lines := 0
+	skipped, err := statefile.ScanJSONL(Path(d), func([]byte) error { lines++; return nil })
+	require.NoError(t, err)
+	assert.Zero(t, skipped)
+	assert.Equal(t, 20, lines)
+	assert.Equal(t, filepath.Join(root, "synaxi", "ledger", "ledger.jsonl"), Path(d))
+
+	all, err := Sessions(d)
+	require.NoError(t, err)
+	require.Len(t, all, 1)
+	assert.Equal(t, "sess/1", all[0].Session)
+}
