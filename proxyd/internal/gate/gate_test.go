@@ -1,0 +1,80 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGated(t *testing.T) {
+	worker := []byte(`{"model":"m","system":[{"type":"text","text":"x-anthropic-billing"},{"type":"text","text":"You are SYNAXI-PROJECTION-WORKER."}],"messages":[]}`)
+	workerString := []byte(`{"system":"SYNAXI-PROJECTION-WORKER","messages":[]}`)
+	inMessages := []byte(`{"system":"plain","messages":[{"role":"system","content":"agents: SYNAXI-PROJECTION-WORKER"}]}`)
+	noSystem := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
+	malformed := []byte(`{"system":"SYNAXI-PROJECTION-WORKER`)
+	tests := []struct {
+		name   string
+		rule   Rule
+		method string
+		path   string
+		body   []byte
+		want   bool
+	}{
+		{"worker array", Rule{}, "POST", "/v1/messages", worker, true},
+		{"worker string", Rule{}, "POST", "/v1/messages", workerString, true},
+		{"trailing slash", Rule{}, "POST", "/v1/messages/", worker, true},
+		{"sentinel only in messages", Rule{}, "POST", "/v1/messages", inMessages, false},
+		{"no system", Rule{}, "POST", "/v1/messages", noSystem, false},
+		{"malformed", Rule{}, "POST", "/v1/messages", malformed, false},
+		{"count_tokens", Rule{}, "POST", "/v1/messages/count_tokens", worker, false},
+		{"GET", Rule{}, "GET", "/v1/messages", worker, false},
+		{"other path", Rule{}, "POST", "/v1/complete", worker, false},
+		{"project all", Rule{ProjectAll: true}, "POST", "/v1/messages", noSystem, true},
+		{"project all malformed", Rule{ProjectAll: true}, "POST", "/v1/messages", []byte("{"), true},
+		{"disabled", Rule{Disable: true}, "POST", "/v1/messages", worker, false},
+		{"disabled beats all", Rule{Disable: true, ProjectAll: true}, "POST", "/v1/messages", worker, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.rule.Gated(tt.method, tt.path, tt.body))
+		})
+	}
+}
+
+func TestSession(t *testing.T) {
+	h := http.Header{}
+	body := []byte(`{"metadata":{"user_id":"u1"}}`)
+	assert.Equal(t, "u1", Session(h, body))
+	h.Set("x-claude-code-session-id", "s1")
+	assert.Equal(t, "s1", Session(h, body))
+	assert.Equal(t, "", Session(http.Header{}, []byte("nope")))
+	h.Set("x-claude-code-agent-id", "a1")
+	assert.Equal(t, "a1", Agent(h))
+}
+
+type projFunc func(context.Context, *Input) (*Output, error)
+
+func (f projFunc) Project(ctx context.Context, in *Input) (*Output, error) { return f(ctx, in) }
+
+func TestRun(t *testing.T) {
+	in := &Input{Body: []byte(`{"a":1}`)}
+	out, err := Run(context.Background(), Identity{}, in)
+	require.NoError(t, err)
+	assert.Equal(t, in.Body, out.Body)
+
+	_, err = Run(context.Background(), projFunc(func(context.Context, *Input) (*Output, error) { panic("boom") }), in)
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	assert.Equal(t, "boom", pe.Value)
+
+	sentinel := errors.New("nope")
+	_, err = Run(context.Background(), projFunc(func(context.Context, *Input) (*Output, error) { return nil, sentinel }), in)
+	require.ErrorIs(t, err, sentinel)
+
+	_, err = Run(context.Background(), projFunc(func(context.Context, *Input) (*Output, error) { return &Output{}, nil }), in)
+	require.Error(t, err)
+}
