@@ -1,0 +1,68 @@
+package hookio
+
+import (
+	"time"
+
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// Counters are one session's no-reread totals, kept current by the hook so
+// the status line and `synaxi savings` read them without parsing anything.
+type Counters struct {
+	V       int       `json:"v"`
+	Session string    `json:"session"`
+	Updated time.Time `json:"updated"`
+	// Blocked is re-reads denied and not re-issued (denials minus refunds).
+	Blocked int64 `json:"blocked"`
+	// TokensSaved is the estimated tokens of those re-reads, net of refunds.
+	TokensSaved int64 `json:"tokens_saved"`
+	// Denials counts every re-read denial; Refunds the denials whose read was
+	// re-issued through the escape grant.
+	Denials int64 `json:"denials"`
+	Refunds int64 `json:"refunds"`
+	// LoopsBroken counts repeated commands denied by the loop breaker.
+	LoopsBroken int64 `json:"loops_broken"`
+}
+
+// Empty reports whether nothing was counted yet.
+func (c *Counters) Empty() bool {
+	return c.Denials == 0 && c.LoopsBroken == 0
+}
+
+// SessionDir is the directory of a session's records (session.json,
+// noreread.json).
+func SessionDir(d xdg.Dirs, session string) string {
+	return d.StatePath("sessions", statefile.SafeName(session))
+}
+
+// CountersPath is a session's counters file.
+func CountersPath(d xdg.Dirs, session string) string {
+	return d.StatePath("sessions", statefile.SafeName(session), "noreread.json")
+}
+
+// SessionRecordPath is the session record synaxi-session writes.
+func SessionRecordPath(d xdg.Dirs, session string) string {
+	return d.StatePath("sessions", statefile.SafeName(session), "session.json")
+}
+
+// ReadCounters loads a session's counters; errors.Is(err, fs.ErrNotExist)
+// when the hook has counted nothing for it.
+func ReadCounters(d xdg.Dirs, session string) (*Counters, error) {
+	var c Counters
+	if err := statefile.ReadJSON(CountersPath(d, session), &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// UpdateCounters applies fn to a session's counters under the lock.
+func UpdateCounters(d xdg.Dirs, session string, now time.Time, fn func(*Counters)) error {
+	return statefile.Update(CountersPath(d, session), func(c *Counters) error {
+		c.V = 1
+		c.Session = session
+		c.Updated = now
+		fn(c)
+		return nil
+	})
+}
