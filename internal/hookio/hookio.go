@@ -122,13 +122,7 @@ func Parse(raw []byte) (*Input, error) {
 	if !root.IsObject() {
 		return nil, ErrNotObject
 	}
-	get := func(path string) string {
-		v := root.Get(path)
-		if v.Type != gjson.String {
-			return ""
-		}
-		return v.Str
-	}
+	get := func(path string) string { return strAt(root, path) }
 	in := &Input{
 		Common: Common{
 			SessionID:      get("session_id"),
@@ -159,6 +153,15 @@ func Parse(raw []byte) (*Input, error) {
 	return in, nil
 }
 
+// strAt is the string at path under v, "" when absent or not a string.
+func strAt(v gjson.Result, path string) string {
+	r := v.Get(path)
+	if r.Type != gjson.String {
+		return ""
+	}
+	return r.Str
+}
+
 // Read reads and parses one hook input from r.
 func Read(r io.Reader) (*Input, error) {
 	raw, err := ReadValue(r, MaxInput, DefaultDeadline)
@@ -170,13 +173,7 @@ func Read(r io.Reader) (*Input, error) {
 
 // Str returns the string at path in the tool input ("" if absent or not a
 // string).
-func (in *Input) Str(path string) string {
-	v := in.ToolInput.Get(path)
-	if v.Type != gjson.String {
-		return ""
-	}
-	return v.Str
-}
+func (in *Input) Str(path string) string { return strAt(in.ToolInput, path) }
 
 // Int returns the non-negative integer at path in the tool input and whether
 // it was present as a number (or a numeric string, which some models send).

@@ -41,13 +41,7 @@ func ParseStatus(raw []byte) (*Status, error) {
 	if !root.IsObject() {
 		return nil, ErrNotObject
 	}
-	str := func(path string) string {
-		v := root.Get(path)
-		if v.Type != gjson.String {
-			return ""
-		}
-		return v.Str
-	}
+	str := func(path string) string { return strAt(root, path) }
 	s := &Status{
 		SessionID:      str("session_id"),
 		TranscriptPath: str("transcript_path"),
