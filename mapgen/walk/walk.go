@@ -1,0 +1,218 @@
+// Package walk lists the source files of a repository that a map should
+// cover: it honours .gitignore files (the root's, nested ones and
+// .git/info/exclude), leaves out hidden, vendored and testdata directories,
+// never follows a symbolic link out of the root, and classifies file
+// contents as generated, minified or binary so callers can skip them.
+package walk
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/synaxi/synaxi/mapgen/ignore"
+)
+
+// ErrOutsideRoot is returned (wrapped) for a path that resolves outside the
+// project root.
+var ErrOutsideRoot = errors.New("path is outside the project root")
+
+// MaxFileSize is the largest file a walk returns; bigger ones are almost
+// always data or bundles, not code worth mapping.
+const MaxFileSize = 1 << 20
+
+// skipDirs are directory names never descended into: vendored code and test
+// fixtures that would drown the project's own structure.
+var skipDirs = map[string]bool{
+	"vendor":       true,
+	"node_modules": true,
+	"third_party":  true,
+	"testdata":     true,
+}
+
+// Root is a project root: an absolute directory with symbolic links resolved.
+type Root struct {
+	dir string
+}
+
+// NewRoot resolves dir to an absolute, symlink-free directory.
+func NewRoot(dir string) (Root, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve root %s: %w", dir, err)
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve root %s: %w", dir, err)
+	}
+	st, err := os.Stat(target)
+	if err != nil {
+		return Root{}, fmt.Errorf("resolve root %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return Root{}, fmt.Errorf("resolve root %s: not a directory", dir)
+	}
+	return Root{dir: target}, nil
+}
+
+// Dir returns the root's absolute path.
+func (r Root) Dir() string { return r.dir }
+
+// Resolve turns p (absolute, or relative to the root) into an absolute path
+// and a slash-separated path relative to the root. It refuses, with an error
+// wrapping ErrOutsideRoot, any path that lies outside the root either as
+// written or once symbolic links are followed.
+func (r Root) Resolve(p string) (abs, rel string, err error) {
+	if p == "" {
+		return "", "", errors.New("empty path: give a file path relative to the project root")
+	}
+	abs = p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(r.dir, p)
+	}
+	abs = filepath.Clean(abs)
+	if _, ok := r.relative(abs); !ok {
+		return "", "", fmt.Errorf("%q: %w %s; give a path inside it", p, ErrOutsideRoot, r.dir)
+	}
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", "", fmt.Errorf("resolve %q: %w", p, err)
+	}
+	rel, ok := r.relative(target)
+	if !ok {
+		return "", "", fmt.Errorf("%q links to %s: %w %s; give a path inside it", p, target, ErrOutsideRoot, r.dir)
+	}
+	return target, rel, nil
+}
+
+// relative returns abs relative to the root in slash form, and whether abs is
+// inside the root (or the root itself).
+func (r Root) relative(abs string) (string, bool) {
+	rel, err := filepath.Rel(r.dir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// File is one file a walk found.
+type File struct {
+	Rel  string // slash-separated, relative to the root
+	Abs  string
+	Size int64
+}
+
+// Walk returns the files under root, sorted by path, that accept admits
+// (typically by extension) and that no ignore rule, skipped directory or
+// outward symbolic link excludes. Unreadable directories are skipped.
+func Walk(root Root, accept func(rel string) bool) ([]File, error) {
+	w := walker{root: root, accept: accept}
+	rules := ignore.Rules(nil)
+	if data, err := os.ReadFile(filepath.Join(root.dir, ".git", "info", "exclude")); err == nil {
+		rules = rules.With(ignore.Parse("", data))
+	}
+	if err := w.dir("", rules); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
+	return w.files, nil
+}
+
+type walker struct {
+	root   Root
+	accept func(string) bool
+	files  []File
+}
+
+func (w *walker) dir(rel string, rules ignore.Rules) error {
+	abs := filepath.Join(w.root.dir, filepath.FromSlash(rel))
+	if data, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
+		rules = rules.With(ignore.Parse(rel, data))
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		if rel == "" {
+			return fmt.Errorf("read root %s: %w", abs, err)
+		}
+		return nil
+	}
+	for _, e := range entries {
+		name := e.Name()
+		childRel := name
+		if rel != "" {
+			childRel = rel + "/" + name
+		}
+		childAbs := filepath.Join(abs, name)
+		mode := e.Type()
+		if mode&fs.ModeSymlink != 0 {
+			// Follow a link only to a regular file inside the root; linked
+			// directories are not descended (no cycles, no duplicates).
+			target, err := filepath.EvalSymlinks(childAbs)
+			if err != nil {
+				continue
+			}
+			if _, inside := w.root.relative(target); !inside {
+				continue
+			}
+			st, err := os.Stat(target)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
+			}
+			mode = 0
+		}
+		switch {
+		case mode.IsDir():
+			if strings.HasPrefix(name, ".") || skipDirs[name] || rules.Ignored(childRel, true) {
+				continue
+			}
+			if err := w.dir(childRel, rules); err != nil {
+				return err
+			}
+		case mode.IsRegular():
+			if strings.HasPrefix(name, ".") || !w.accept(childRel) || rules.Ignored(childRel, false) {
+				continue
+			}
+			st, err := os.Stat(childAbs)
+			if err != nil || st.Size() > MaxFileSize {
+				continue
+			}
+			w.files = append(w.files, File{Rel: childRel, Abs: childAbs, Size: st.Size()})
+		}
+	}
+	return nil
+}
+
+// Skip reasons returned by Classify.
+const (
+	Binary    = "binary"
+	Generated = "generated"
+	Minified  = "minified"
+)
+
+var generatedLine = regexp.MustCompile(`(?m)^(?://|#) Code generated .* DO NOT EDIT\.\s*$`)
+
+// Classify returns why a file's content should be left out of a map ("" when
+// it should not): Binary (a NUL byte in the first 8000 bytes, as git judges,
+// or invalid UTF-8), Generated (a "Code generated … DO NOT EDIT." line in the
+// Go convention, with // or #, or an @generated marker in the first 1 KiB) or
+// Minified (over 1 KiB with a mean line length above 300 bytes).
+func Classify(data []byte) string {
+	head := data[:min(len(data), 8000)]
+	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data) {
+		return Binary
+	}
+	if generatedLine.Match(data) || bytes.Contains(data[:min(len(data), 1024)], []byte("@generated")) {
+		return Generated
+	}
+	if len(data) > 1024 && len(data)/(bytes.Count(data, []byte{'\n'})+1) > 300 {
+		return Minified
+	}
+	return ""
+}
