@@ -1,0 +1,118 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// countFields are the request fields count_tokens accepts; every other field
+// (max_tokens, stream, metadata, temperature …) is generation-only and would
+// be rejected.
+var countFields = map[string]bool{
+	"model": true, "messages": true, "system": true, "tools": true,
+	"tool_choice": true, "thinking": true, "output_config": true,
+	"context_management": true, "cache_control": true,
+}
+
+// ErrNotObject reports a request body that is not a JSON object.
+var ErrNotObject = errors.New("request body is not a JSON object")
+
+// CountBody builds the count_tokens body from a Messages body: the accepted
+// fields, in their original order, with their original bytes.
+func CountBody(body []byte) ([]byte, error) {
+	if !gjson.ValidBytes(body) {
+		return nil, ErrNotObject
+	}
+	root := gjson.ParseBytes(body)
+	if !root.IsObject() {
+		return nil, ErrNotObject
+	}
+	var b bytes.Buffer
+	b.Grow(len(body))
+	b.WriteByte('{')
+	root.ForEach(func(k, v gjson.Result) bool {
+		if !countFields[k.String()] {
+			return true
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k.Raw)
+		b.WriteByte(':')
+		b.WriteString(v.Raw)
+		return true
+	})
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// probeHeaders are copied from the client's request to the probe: the
+// credentials and the API version and betas they go with, plus the client's
+// identity.
+var probeHeaders = []string{
+	"Authorization", "X-Api-Key", "Anthropic-Version", "Anthropic-Beta",
+	"User-Agent", "X-App",
+}
+
+// Prober asks the upstream's count_tokens for a request's input tokens.
+type Prober struct {
+	Client   *http.Client
+	Upstream *url.URL // base URL; /v1/messages/count_tokens is appended
+}
+
+// ProbeError is a count_tokens answer that was not a count.
+type ProbeError struct {
+	Status int
+	Type   string // the API error type, if the body said
+}
+
+func (e *ProbeError) Error() string {
+	if e.Type != "" {
+		return fmt.Sprintf("count_tokens answered %d %s", e.Status, e.Type)
+	}
+	return fmt.Sprintf("count_tokens answered %d", e.Status)
+}
+
+// Count sends body (already a count_tokens body) with the client's headers
+// h and query rawQuery (e.g. "beta=true") and returns input_tokens.
+func (p *Prober) Count(ctx context.Context, rawQuery string, h http.Header, body []byte) (int64, error) {
+	u := *p.Upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/messages/count_tokens"
+	u.RawPath = ""
+	u.RawQuery = rawQuery
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("build count_tokens request: %w", err)
+	}
+	for _, k := range probeHeaders {
+		if v, ok := h[k]; ok {
+			req.Header[k] = v
+		}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := p.Client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("count_tokens: %w", err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return 0, fmt.Errorf("read count_tokens answer: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, &ProbeError{Status: resp.StatusCode, Type: gjson.GetBytes(data, "error.type").Str}
+	}
+	n := gjson.GetBytes(data, "input_tokens")
+	if n.Type != gjson.Number || n.Int() < 0 {
+		return 0, fmt.Errorf("count_tokens answer has no input_tokens")
+	}
+	return n.Int(), nil
+}
