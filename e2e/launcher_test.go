@@ -1,0 +1,304 @@
+package e2e_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/e2e/claudecli"
+)
+
+// launcherVersion is the plugin version the launcher tests pretend to ship.
+const launcherVersion = "9.9.9-test"
+
+// fakeSession is the "binary" inside the test release: it proves that it ran,
+// with which arguments, and that the hook's stdin reached it.
+const fakeSession = "#!/bin/sh\nprintf 'ran %s\\n' \"$*\"\ncat\n"
+
+// launcherRig is a plugin directory holding only the launcher, its manifest
+// and a checksums file, plus a release server and isolated HOME/XDG dirs.
+type launcherRig struct {
+	t        *testing.T
+	plugin   string // plugin root
+	home     string
+	archive  []byte // what the server serves
+	name     string // archive file name
+	hits     atomic.Int64
+	srv      *httptest.Server
+	extraEnv []string
+}
+
+func newLauncherRig(t *testing.T) *launcherRig {
+	t.Helper()
+	r := &launcherRig{t: t, plugin: filepath.Join(t.TempDir(), "plugin"), home: t.TempDir()}
+	require.NoError(t, os.MkdirAll(filepath.Join(r.plugin, "bin"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(r.plugin, ".claude-plugin"), 0o755))
+	src, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi-run"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, "bin", "synaxi-run"), src, 0o755))
+	manifest := fmt.Sprintf("{\n  \"name\": \"synaxi\",\n  \"version\": %q\n}\n", launcherVersion)
+	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644))
+
+	r.name = fmt.Sprintf("synaxi_%s_%s_%s.tar.gz", launcherVersion, runtime.GOOS, runtime.GOARCH)
+	r.archive = buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-session": fakeSession})
+	sum := sha256.Sum256(r.archive)
+	checksums := fmt.Sprintf("%s  synaxi_%s_other_arch.tar.gz\n%s  %s\n",
+		strings.Repeat("0", 64), launcherVersion, hex.EncodeToString(sum[:]), r.name)
+	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, "checksums.txt"), []byte(checksums), 0o644))
+
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.hits.Add(1)
+		if req.URL.Path != "/releases/v"+launcherVersion+"/"+r.name {
+			http.NotFound(w, req)
+			return
+		}
+		_, _ = w.Write(r.archive)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+// buildArchive makes a release tarball: one top-level directory holding the
+// given executables.
+func buildArchive(t *testing.T, dir string, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: dir + "/", Typeflag: tar.TypeDir, Mode: 0o755}))
+	for name, body := range files {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: dir + "/" + name, Mode: 0o755, Size: int64(len(body))}))
+		_, err := tw.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, gz.Close())
+	return buf.Bytes()
+}
+
+func (r *launcherRig) dataBin() string {
+	return filepath.Join(r.home, ".local", "share", "synaxi", "bin", launcherVersion)
+}
+
+func (r *launcherRig) logFile() string {
+	return filepath.Join(r.home, ".local", "state", "synaxi", "launcher.log")
+}
+
+func (r *launcherRig) env(base string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "CLAUDE") || strings.HasPrefix(k, "SYNAXI_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "HOME="+r.home, "SYNAXI_RELEASE_BASE="+base)
+	return append(env, r.extraEnv...)
+}
+
+// launch runs `sh synaxi-run args…` with stdin, as Claude Code would.
+func (r *launcherRig) launch(stdin string, args ...string) (stdout string, code int) {
+	r.t.Helper()
+	return r.launchWith(r.srv.URL+"/releases/v"+launcherVersion, stdin, args...)
+}
+
+func (r *launcherRig) launchWith(base, stdin string, args ...string) (string, int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", append([]string{filepath.Join(r.plugin, "bin", "synaxi-run")}, args...)...)
+	cmd.Env = r.env(base)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			r.t.Fatalf("run launcher: %v", err)
+		}
+	}
+	assert.Empty(r.t, errb.String(), "the launcher writes nothing to stderr")
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+func (r *launcherRig) log() string {
+	data, _ := os.ReadFile(r.logFile())
+	return string(data)
+}
+
+func TestLauncherDownloadsVerifiesAndRuns(t *testing.T) {
+	r := newLauncherRig(t)
+
+	out, code := r.launch(`{"session_id":"s1"}`, "synaxi-session", "start", "x y")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ran start x y\n{\"session_id\":\"s1\"}", out, "arguments and stdin reach the binary")
+	assert.EqualValues(t, 1, r.hits.Load())
+	fi, err := os.Stat(filepath.Join(r.dataBin(), "synaxi-session"))
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&0o100, "installed binary is executable")
+	assert.Contains(t, r.log(), "installed "+r.name)
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(r.dataBin()), ".*"))
+	assert.Empty(t, leftovers, "no staging directory or lock left behind")
+
+	// Reused without the network.
+	r.srv.Close()
+	out, code = r.launch("again", "synaxi-session", "end")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ran end\nagain", out)
+	assert.EqualValues(t, 1, r.hits.Load())
+}
+
+func TestLauncherHonoursPluginDataDir(t *testing.T) {
+	r := newLauncherRig(t)
+	data := filepath.Join(t.TempDir(), "plugin-data")
+	r.extraEnv = []string{"CLAUDE_PLUGIN_DATA=" + data}
+	out, code := r.launch("", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ran start\n", out)
+	assert.FileExists(t, filepath.Join(data, "bin", launcherVersion, "synaxi-session"))
+	assert.NoDirExists(t, r.dataBin())
+}
+
+func TestLauncherRefusesTamperedArchive(t *testing.T) {
+	r := newLauncherRig(t)
+	r.archive = buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"),
+		map[string]string{"synaxi-session": "#!/bin/sh\necho evil\n"})
+
+	out, code := r.launch("{}", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.EqualValues(t, 1, r.hits.Load())
+	assert.NoDirExists(t, r.dataBin())
+	assert.Contains(t, r.log(), "checksum mismatch")
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(r.dataBin()), ".*"))
+	assert.Empty(t, leftovers, "no staging directory or lock left behind")
+}
+
+func TestLauncherFailsOpenWithoutServer(t *testing.T) {
+	r := newLauncherRig(t)
+	r.srv.Close()
+	out, code := r.launch("{}", "synaxi-noreread", "pre")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Contains(t, r.log(), "download")
+	assert.NoDirExists(t, r.dataBin())
+}
+
+func TestLauncherFailsOpenWhenArchiveLacksBinary(t *testing.T) {
+	r := newLauncherRig(t)
+	out, code := r.launch("{}", "synaxi-noreread", "pre")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Contains(t, r.log(), "has no synaxi-noreread")
+}
+
+func TestLauncherFailsOpenWithoutDownloader(t *testing.T) {
+	r := newLauncherRig(t)
+	tools := t.TempDir()
+	for _, name := range []string{"sh", "sed", "head", "awk", "mkdir", "mktemp", "find", "rm", "rmdir",
+		"dirname", "uname", "date", "tar", "chmod", "mv", "sha256sum", "cat", "gzip"} {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		require.NoError(t, os.Symlink(path, filepath.Join(tools, name)))
+	}
+	r.extraEnv = []string{"PATH=" + tools}
+	out, code := r.launch("{}", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Contains(t, r.log(), "neither curl nor wget")
+	assert.Zero(t, r.hits.Load())
+}
+
+func TestLauncherPrefersBuiltBinary(t *testing.T) {
+	r := newLauncherRig(t)
+	built := filepath.Join(r.plugin, "bin", "synaxi-session")
+	// Written without the execute bit, as some plugin install paths leave it.
+	require.NoError(t, os.WriteFile(built, []byte("#!/bin/sh\necho built \"$@\"\n"), 0o644))
+	out, code := r.launch("", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "built start\n", out)
+	assert.Zero(t, r.hits.Load(), "no network when a built binary is present")
+
+	dev := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dev, "synaxi-session"), []byte("#!/bin/sh\necho dev \"$@\"\n"), 0o755))
+	r.extraEnv = []string{"SYNAXI_BIN_DIR=" + dev}
+	out, _ = r.launch("", "synaxi-session", "end")
+	assert.Equal(t, "dev end\n", out, "SYNAXI_BIN_DIR overrides the plugin's own binaries")
+}
+
+func TestLauncherIgnoresUnknownNames(t *testing.T) {
+	r := newLauncherRig(t)
+	for _, args := range [][]string{{}, {"sh"}, {"../synaxi-session"}, {"synaxi-session/.."}, {"SYNAXI"}} {
+		out, code := r.launch("", args...)
+		assert.Equal(t, 0, code, "%q", args)
+		assert.Empty(t, out, "%q", args)
+	}
+	assert.Zero(t, r.hits.Load())
+}
+
+func TestLauncherWithoutChecksumDoesNotDownload(t *testing.T) {
+	r := newLauncherRig(t)
+	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, "checksums.txt"), nil, 0o644))
+	out, code := r.launch("{}", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Zero(t, r.hits.Load())
+	assert.Contains(t, r.log(), "no checksum")
+}
+
+// TestLauncherConcurrentFirstRuns starts many hooks at once on a machine
+// without the binary: every one exits 0, the archive is installed once and
+// whole, and no staging directory or lock remains.
+func TestLauncherConcurrentFirstRuns(t *testing.T) {
+	r := newLauncherRig(t)
+	const n = 8
+	var wg sync.WaitGroup
+	outs := make([]string, n)
+	codes := make([]int, n)
+	for i := range n {
+		wg.Go(func() { outs[i], codes[i] = r.launch("", "synaxi-session", "start") })
+	}
+	wg.Wait()
+	ran := 0
+	for i := range n {
+		assert.Equal(t, 0, codes[i])
+		switch outs[i] {
+		case "ran start\n":
+			ran++
+		case "":
+		default:
+			t.Errorf("unexpected output %q", outs[i])
+		}
+	}
+	assert.GreaterOrEqual(t, ran, 1)
+	out, _ := r.launch("", "synaxi-session", "start")
+	assert.Equal(t, "ran start\n", out)
+	entries, err := os.ReadDir(filepath.Dir(r.dataBin()))
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	assert.Equal(t, []string{launcherVersion}, names)
+}
