@@ -1,0 +1,118 @@
+# synaxi — build, test and release.
+#
+#   make build     every binary into plugin/bin (version stamped from git)
+#   make test      race-enabled unit tests in every module, then the real-client e2e
+#   make check     gofmt, go vet, race tests, per-module GOWORK=off build, go mod tidy check
+#   make lint      the static part of check
+#   make bench     benchmarks; raw output and a summary in bench/RESULTS.md
+#   make e2e       only the end-to-end tests (real Claude Code CLI against a fake upstream)
+#   make install   build, then `synaxi install` (plugin, status line, proxy)
+#   make release   linux/darwin x amd64/arm64 archives + SHA256SUMS in dist/
+#   make clean     remove built binaries and release archives
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+BIN := plugin/bin
+
+# Product modules (unit tests, vet, tidy) and the end-to-end module.
+MODULES := internal hooks mcp proxyd mapgen installer
+ALL_MODULES := $(MODULES) e2e
+
+# The binaries the plugin needs, as <module>/cmd/<name>. STRICT=0 skips one
+# whose package is not there yet (only while the tree is being written).
+COMMANDS := proxyd/cmd/synaxi-proxyd hooks/cmd/synaxi-noreread hooks/cmd/synaxi-statusline \
+	hooks/cmd/synaxi-session mcp/cmd/synaxi-mcp mapgen/cmd/synaxi-mapgen installer/cmd/synaxi
+# Any further command in a product module (e.g. hooks/cmd/synaxi-ingest) is built too.
+EXTRA_COMMANDS := $(filter-out $(COMMANDS),$(patsubst %/,%,$(dir $(wildcard $(addsuffix /cmd/*/main.go,$(MODULES))))))
+STRICT ?= 0
+
+GO_TEST_FLAGS ?=
+E2E_TIMEOUT ?= 20m
+
+.PHONY: build
+build:
+	@mkdir -p $(BIN)
+	@missing=0; \
+	for c in $(COMMANDS) $(EXTRA_COMMANDS); do \
+		if ! ls $$c/*.go >/dev/null 2>&1; then \
+			if [ "$(STRICT)" = 1 ]; then echo "build: $$c is missing" >&2; missing=1; continue; fi; \
+			echo "build: skipping $$c (not written yet; STRICT=0)" >&2; continue; \
+		fi; \
+		mod=$${c%%/*}; name=$${c##*/}; \
+		echo "go build $$name ($(VERSION))"; \
+		(cd $$mod && go build -trimpath -ldflags "$(LDFLAGS)" -o ../$(BIN)/$$name ./$${c#*/}) || exit 1; \
+	done; \
+	exit $$missing
+
+.PHONY: test
+test: test-unit e2e
+
+.PHONY: test-unit
+test-unit:
+	@for m in $(MODULES); do \
+		echo "== go test -race $$m"; \
+		(cd $$m && go test -race $(GO_TEST_FLAGS) ./...) || exit 1; \
+	done
+
+.PHONY: e2e
+e2e: build
+	@echo "== go test -race e2e (real Claude Code CLI $$(sed -n 's/^const Version = "\(.*\)"/\1/p' e2e/claudecli/claudecli.go))"
+	cd e2e && go test -race -timeout $(E2E_TIMEOUT) $(GO_TEST_FLAGS) ./...
+
+.PHONY: lint
+lint: fmt-check vet build-gowork-off tidy-check
+
+.PHONY: check
+check: lint test-unit
+
+.PHONY: fmt-check
+fmt-check:
+	@out=$$(gofmt -l $(ALL_MODULES)); \
+	if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
+
+.PHONY: vet
+vet:
+	@for m in $(ALL_MODULES); do \
+		echo "== go vet $$m"; (cd $$m && go vet ./...) || exit 1; \
+	done
+
+.PHONY: build-gowork-off
+build-gowork-off:
+	@for m in $(ALL_MODULES); do \
+		echo "== GOWORK=off go build $$m"; (cd $$m && GOWORK=off go build ./... && GOWORK=off go vet ./...) || exit 1; \
+	done
+
+.PHONY: tidy-check
+tidy-check:
+	@for m in $(ALL_MODULES); do \
+		echo "== go mod tidy -diff $$m"; \
+		(cd $$m && GOWORK=off go mod tidy -diff) || { echo "$$m: go.mod/go.sum not tidy; run (cd $$m && GOWORK=off go mod tidy)"; exit 1; }; \
+	done
+
+.PHONY: bench
+bench:
+	scripts/bench.sh
+
+.PHONY: install
+install: build
+	@claude=$$(command -v claude || scripts/claude-cli.sh); \
+	echo "using $$claude ($$($$claude --version 2>/dev/null))"; \
+	PATH="$$(dirname "$$claude"):$$PATH" $(BIN)/synaxi install
+
+.PHONY: release
+release:
+	RELEASE_VERSION=$(RELEASE_VERSION) GIT_VERSION=$(VERSION) scripts/release.sh
+
+# Release archives are named after the plugin version (what the launcher
+# downloads); the binaries inside carry the git version.
+RELEASE_VERSION ?= $(shell sed -n 's/^[[:space:]]*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' plugin/.claude-plugin/plugin.json | head -n 1)
+
+.PHONY: clean
+clean:
+	rm -f $(BIN)/synaxi $(BIN)/synaxi-proxyd $(BIN)/synaxi-noreread $(BIN)/synaxi-statusline \
+		$(BIN)/synaxi-session $(BIN)/synaxi-mcp $(BIN)/synaxi-mapgen $(addprefix $(BIN)/,$(notdir $(EXTRA_COMMANDS)))
+	rm -rf dist bench/*.tmp
