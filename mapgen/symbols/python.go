@@ -1,0 +1,222 @@
+//go:build cgo
+
+package symbols
+
+import (
+	"strings"
+	"sync"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
+)
+
+// pythonSupported is true in cgo builds, where tree-sitter's Python grammar
+// is linked in.
+const pythonSupported = true
+
+var (
+	pyLang    = sitter.NewLanguage(python.Language())
+	pyParsers = sync.Pool{New: func() any {
+		p := sitter.NewParser()
+		if err := p.SetLanguage(pyLang); err != nil {
+			panic("tree-sitter python grammar rejected: " + err.Error())
+		}
+		return p
+	}}
+)
+
+func parsePython(src []byte) File {
+	p := pyParsers.Get().(*sitter.Parser)
+	defer pyParsers.Put(p)
+	tree := p.Parse(src, nil)
+	f := File{Lang: "python"}
+	if tree == nil {
+		f.Err = "tree-sitter returned no tree"
+		return f
+	}
+	defer tree.Close()
+	root := tree.RootNode()
+	if root.HasError() {
+		f.Err = "syntax error"
+	}
+	py := pyFile{src: src, defining: map[uintptr]bool{}}
+	f.Defs = py.block(root, "")
+	f.Refs = map[string]int{}
+	py.refs(root, f.Refs)
+	return f
+}
+
+type pyFile struct {
+	src      []byte
+	defining map[uintptr]bool // node ids of identifiers that name a definition
+}
+
+func (py *pyFile) text(n *sitter.Node) string { return n.Utf8Text(py.src) }
+
+func lines(n *sitter.Node) (start, end int) {
+	s, e := n.StartPosition(), n.EndPosition()
+	end = int(e.Row) + 1
+	if e.Column == 0 && e.Row > s.Row {
+		end--
+	}
+	return int(s.Row) + 1, end
+}
+
+// block collects the definitions directly inside a module, class body or
+// function body; class is the enclosing class's name, if any.
+func (py *pyFile) block(n *sitter.Node, class string) []Def {
+	var defs []Def
+	for i := range n.NamedChildCount() {
+		child := n.NamedChild(i)
+		defs = append(defs, py.statement(child, child, class)...)
+	}
+	return defs
+}
+
+// statement turns one statement into definitions; outer is the node whose
+// range the definition covers (the decorated_definition, if decorated).
+func (py *pyFile) statement(n, outer *sitter.Node, class string) []Def {
+	switch n.Kind() {
+	case "decorated_definition":
+		if d := n.ChildByFieldName("definition"); d != nil {
+			return py.statement(d, outer, class)
+		}
+	case "function_definition":
+		return []Def{py.function(n, outer, class)}
+	case "class_definition":
+		return []Def{py.class(n, outer)}
+	case "expression_statement":
+		return py.assignment(n, class)
+	}
+	return nil
+}
+
+func (py *pyFile) header(n *sitter.Node) string {
+	body := n.ChildByFieldName("body")
+	end := n.EndByte()
+	if body != nil {
+		end = body.StartByte()
+	}
+	h := strings.TrimRight(strings.TrimSpace(string(py.src[n.StartByte():end])), ":")
+	return oneLine(h, maxSignature)
+}
+
+func (py *pyFile) function(n, outer *sitter.Node, class string) Def {
+	name := n.ChildByFieldName("name")
+	start, end := lines(outer)
+	d := Def{Kind: KindFunc, Signature: py.header(n), Start: start, End: end}
+	if name != nil {
+		d.Name = py.text(name)
+		py.defining[name.Id()] = true
+	}
+	if class != "" {
+		d.Kind, d.Recv = KindMethod, class
+	}
+	if body := n.ChildByFieldName("body"); body != nil {
+		d.Doc = py.docstring(body)
+		d.Children = py.nestedFunctions(body)
+	}
+	return d
+}
+
+// nestedFunctions keeps only the functions and classes defined in a function
+// body; its local assignments are not definitions worth listing.
+func (py *pyFile) nestedFunctions(body *sitter.Node) []Def {
+	var out []Def
+	for _, d := range py.block(body, "") {
+		if d.Kind != KindVar {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (py *pyFile) class(n, outer *sitter.Node) Def {
+	name := n.ChildByFieldName("name")
+	start, end := lines(outer)
+	d := Def{Kind: KindClass, Signature: py.header(n), Start: start, End: end}
+	if name != nil {
+		d.Name = py.text(name)
+		py.defining[name.Id()] = true
+	}
+	if body := n.ChildByFieldName("body"); body != nil {
+		d.Doc = py.docstring(body)
+		d.Children = py.block(body, d.Name)
+	}
+	return d
+}
+
+// assignment returns "NAME = …" at module or class level as a variable
+// (a field inside a class).
+func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
+	if n.NamedChildCount() == 0 {
+		return nil
+	}
+	a := n.NamedChild(0)
+	if a.Kind() != "assignment" {
+		return nil
+	}
+	left := a.ChildByFieldName("left")
+	if left == nil || left.Kind() != "identifier" {
+		return nil
+	}
+	start, end := lines(n)
+	py.defining[left.Id()] = true
+	kind := KindVar
+	if class != "" {
+		kind = KindField
+	}
+	return []Def{{Name: py.text(left), Kind: kind, Recv: class, Signature: oneLine(py.text(n), maxSignature), Start: start, End: end}}
+}
+
+// docstring returns the string literal that opens a body, unquoted.
+func (py *pyFile) docstring(body *sitter.Node) string {
+	if body.NamedChildCount() == 0 {
+		return ""
+	}
+	first := body.NamedChild(0)
+	if first.Kind() != "expression_statement" || first.NamedChildCount() == 0 {
+		return ""
+	}
+	s := first.NamedChild(0)
+	if s.Kind() != "string" {
+		return ""
+	}
+	text := py.text(s)
+	text = strings.TrimLeft(text, "rRbBuUfF")
+	for _, q := range []string{`"""`, `'''`, `"`, `'`} {
+		if strings.HasPrefix(text, q) && strings.HasSuffix(text, q) && len(text) >= 2*len(q) {
+			text = text[len(q) : len(text)-len(q)]
+			break
+		}
+	}
+	return trimDoc(text)
+}
+
+// refs counts identifier uses (attribute names included) other than the
+// names being defined and self/cls.
+func (py *pyFile) refs(root *sitter.Node, refs map[string]int) {
+	c := root.Walk()
+	defer c.Close()
+	for {
+		n := c.Node()
+		if n.Kind() == "identifier" && !py.defining[n.Id()] {
+			switch name := py.text(n); name {
+			case "self", "cls":
+			default:
+				refs[name]++
+			}
+		}
+		if c.GotoFirstChild() || c.GotoNextSibling() {
+			continue
+		}
+		for {
+			if !c.GotoParent() {
+				return
+			}
+			if c.GotoNextSibling() {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package symbols
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestParseGolden(t *testing.T) {
+	for _, name := range []string{"sample.go", "sample.py"} {
+		t.Run(name, func(t *testing.T) {
+			if Language(name) == "" {
+				t.Skipf("%s is not supported in this build (%v)", name, Languages())
+			}
+			src, err := os.ReadFile(filepath.Join("testdata", name))
+			require.NoError(t, err)
+			got, err := json.MarshalIndent(Parse(name, src), "", "  ")
+			require.NoError(t, err)
+			golden := filepath.Join("testdata", name+".golden.json")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, append(got, '\n'), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), string(got)+"\n")
+		})
+	}
+}
+
+func TestParseGoSyntaxError(t *testing.T) {
+	f := Parse("broken.go", []byte("package p\n\nfunc Good() {}\n\nfunc Bad( {\n"))
+	assert.NotEmpty(t, f.Err)
+	require.NotEmpty(t, f.Defs)
+	assert.Equal(t, "Good", f.Defs[0].Name)
+}
+
+func TestLanguage(t *testing.T) {
+	assert.Equal(t, "go", Language("a/b.go"))
+	assert.Equal(t, "", Language("a/b.rs"))
+	assert.Equal(t, "", Language("Makefile"))
+	f := Parse("x.rs", []byte("fn main() {}"))
+	assert.Equal(t, "unsupported language", f.Err)
+}
+
+func FuzzParseGo(f *testing.F) {
+	src, err := os.ReadFile(filepath.Join("testdata", "sample.go"))
+	require.NoError(f, err)
+	f.Add(src)
+	f.Add([]byte("package p; type T[ struct{"))
+	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.go", data) })
+}
