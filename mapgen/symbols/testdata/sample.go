@@ -12,7 +12,7 @@ const Version = "1.0"
 const (
 	// Small is a size.
 	Small Size = iota
-	Large // the big one
+	Large      // the big one
 )
 
 var registry = map[string]Shape{}
@@ -65,5 +65,5 @@ func Register(name string, s Shape) (replaced bool) {
 type (
 	// Handler handles.
 	Handler func(Shape) error
-	Alias = Rect
+	Alias   = Rect
 )
