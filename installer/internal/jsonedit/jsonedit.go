@@ -79,6 +79,9 @@ func Get(src []byte, path ...string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if d.root < 0 {
+		return nil, false, nil
+	}
 	obj := d.root
 	for i, key := range path {
 		ms, _, err := d.members(obj)
@@ -213,9 +216,9 @@ type doc struct {
 }
 
 type member struct {
-	key                string
-	keyStart, colon    int
-	valStart, valEnd   int
+	key              string
+	keyStart, colon  int
+	valStart, valEnd int
 }
 
 func parse(src []byte) (*doc, error) {

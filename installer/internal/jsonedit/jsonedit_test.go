@@ -54,7 +54,10 @@ func TestSetNotObject(t *testing.T) {
 }
 
 func TestDelete(t *testing.T) {
-	tests := []struct{ name, src, want string; path []string }{
+	tests := []struct {
+		name, src, want string
+		path            []string
+	}{
 		{"last", "{\n  \"a\": 1,\n  \"b\": 2\n}\n", "{\n  \"a\": 1\n}\n", []string{"b"}},
 		{"first", "{\n  \"a\": 1,\n  \"b\": 2\n}\n", "{\n  \"b\": 2\n}\n", []string{"a"}},
 		{"only", "{\"env\": {\"K\": \"v\"}}", "{\"env\": {}}", []string{"env", "K"}},

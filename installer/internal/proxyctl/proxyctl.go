@@ -1,0 +1,173 @@
+// Package proxyctl starts, stops and inspects synaxi-proxyd from the outside:
+// through its command line (`synaxi-proxyd start|stop`), the record it leaves
+// in the state directory (internal/proxyinfo) and its /health endpoint.
+package proxyctl
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/proxyinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// Health is the part of the proxy's /health answer synaxi shows.
+type Health struct {
+	Version   string `json:"version"`
+	Upstream  string `json:"upstream"`
+	Requests  int64  `json:"requests"`
+	Projected int64  `json:"projected"`
+	FailOpen  int64  `json:"fail_open"`
+	Raw       map[string]any
+}
+
+// State is what is known about the proxy right now.
+type State struct {
+	Info    *proxyinfo.Info // nil when no record
+	Alive   bool            // the recorded pid exists
+	Health  *Health         // nil when /health did not answer
+	Err     error           // why Health is nil
+	Running bool            // alive and healthy
+}
+
+// URL is the base URL Claude Code uses to reach the proxy.
+func (s *State) URL() string {
+	if s.Info == nil {
+		return ""
+	}
+	return "http://" + s.Info.Addr
+}
+
+// Inspect reads the proxy record and asks /health.
+func Inspect(ctx context.Context, d xdg.Dirs) *State {
+	st := &State{}
+	info, err := proxyinfo.Read(d)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			st.Err = errors.New("not running (no record in the state dir)")
+		} else {
+			st.Err = err
+		}
+		return st
+	}
+	st.Info = info
+	st.Alive = pidAlive(info.PID)
+	st.Health, st.Err = GetHealth(ctx, info.Addr)
+	st.Running = st.Health != nil
+	return st
+}
+
+// GetHealth asks http://addr/health.
+func GetHealth(ctx context.Context, addr string) (*Health, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/health", nil)
+	if err != nil {
+		return nil, fmt.Errorf("health %s: %w", addr, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("health %s: %w", addr, err)
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		return nil, fmt.Errorf("health %s: %w", addr, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("health %s: status %d", addr, resp.StatusCode)
+	}
+	h := &Health{}
+	if err := json.Unmarshal(buf.Bytes(), h); err != nil {
+		return nil, fmt.Errorf("health %s: decode: %w", addr, err)
+	}
+	_ = json.Unmarshal(buf.Bytes(), &h.Raw)
+	return h, nil
+}
+
+// Start runs `bin start` and waits until /health answers.
+func Start(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State, error) {
+	if st := Inspect(ctx, d); st.Running {
+		return st, nil
+	}
+	if err := run(ctx, bin, env, "start"); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := Inspect(ctx, d)
+		if st.Running {
+			return st, nil
+		}
+		if time.Now().After(deadline) {
+			return st, fmt.Errorf("proxy started but /health did not answer within 10s: %v", st.Err)
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop runs `bin stop` and waits for the recorded process to exit.
+func Stop(ctx context.Context, bin string, d xdg.Dirs, env []string) error {
+	info, err := proxyinfo.Read(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := run(ctx, bin, env, "stop"); err != nil {
+		return err
+	}
+	if info == nil {
+		return nil
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for pidAlive(info.PID) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("proxy pid %d still running 10s after stop", info.PID)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+func run(ctx context.Context, bin string, env []string, verb string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, verb)
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// The detached proxy must not hold our stdout open.
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w: %s", bin, verb, err, strings.TrimSpace(out.String()))
+	}
+	return nil
+}
+
+func pidAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// PIDAlive reports whether a process with pid exists.
+func PIDAlive(pid int) bool { return pidAlive(pid) }

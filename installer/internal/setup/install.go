@@ -1,0 +1,482 @@
+package setup
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/installer/internal/journal"
+	"github.com/synaxi/synaxi/installer/internal/jsonedit"
+	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// Options configure install and uninstall.
+type Options struct {
+	Route     bool   // route Claude Code's model traffic through the proxy (settings env)
+	Claude    string // Claude Code CLI; "" finds it (SYNAXI_CLAUDE, then PATH)
+	NoPlugin  bool   // skip the plugin (binaries, status line and proxy only)
+	RepoRoot  string // checkout to register as the marketplace; "" derives it
+	BinSource string // directory holding the built binaries; "" is beside this executable
+	NoProxy   bool   // do not start or stop the proxy
+
+	Out    io.Writer
+	Getenv func(string) string
+	Env    []string // environment for child processes; nil inherits
+}
+
+func (o *Options) defaults() {
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+}
+
+// installer carries one install or uninstall run.
+type installer struct {
+	*Options
+	ctx  context.Context
+	dirs xdg.Dirs
+	jdir string
+	j    *journal.Journal
+	cdir string // Claude Code's config dir
+	warn int
+}
+
+func (in *installer) say(format string, a ...any) { fmt.Fprintf(in.Out, format+"\n", a...) }
+
+func (in *installer) warnf(format string, a ...any) {
+	in.warn++
+	fmt.Fprintf(in.Out, "warning: "+format+"\n", a...)
+}
+
+// ErrWarnings reports that install finished but skipped something it said.
+var ErrWarnings = errors.New("finished with warnings (see above)")
+
+// Install performs `synaxi install`. It is idempotent: a second run changes
+// nothing that the first already did and backs nothing up twice.
+func Install(ctx context.Context, opts Options) error {
+	opts.defaults()
+	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
+	in.jdir = journal.Dir(in.dirs)
+	if err := xdg.Ensure(in.jdir); err != nil {
+		return err
+	}
+	return journal.Lock(in.jdir, func() error {
+		j, err := journal.Load(in.jdir)
+		if err != nil {
+			return err
+		}
+		in.j = j
+		j.ClaudeDir = in.cdir
+		// Save whatever was done even when a later step fails, so uninstall
+		// can still undo it.
+		err = in.install()
+		if serr := j.Save(in.jdir); serr != nil && err == nil {
+			err = serr
+		}
+		if err == nil && in.warn > 0 {
+			err = ErrWarnings
+		}
+		return err
+	})
+}
+
+func (in *installer) install() error {
+	if err := in.copyBinaries(); err != nil {
+		return err
+	}
+	if !in.NoPlugin {
+		if err := in.installPlugin(); err != nil {
+			return err
+		}
+	}
+	if err := in.composeStatusLine(); err != nil {
+		return err
+	}
+	var st *proxyctl.State
+	if !in.NoProxy {
+		var err error
+		st, err = proxyctl.Start(in.ctx, ProxyBin(in.dirs), in.dirs, in.Env)
+		if err != nil {
+			in.warnf("proxy did not start: %v\n  fix: run `synaxi doctor`; the proxy binary is %s", err, ProxyBin(in.dirs))
+		} else {
+			in.say("proxy: running at %s (pid %d)", st.URL(), st.Info.PID)
+		}
+	}
+	if in.Route {
+		if st == nil || !st.Running {
+			in.warnf("not routing Claude Code through the proxy: the proxy is not running\n  fix: start it (`%s start`) and run `synaxi install --route` again", ProxyBin(in.dirs))
+			return nil
+		}
+		return in.route(st.URL())
+	}
+	return nil
+}
+
+// copyBinaries copies the built binaries to the stable bin dir.
+func (in *installer) copyBinaries() error {
+	src := in.BinSource
+	if src == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find this executable: %w", err)
+		}
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			src = filepath.Dir(exe)
+		}
+	}
+	dst := BinDir(in.dirs)
+	if err := in.j.MkdirAll(dst); err != nil {
+		return err
+	}
+	if same, _ := sameDir(src, dst); same {
+		in.say("binaries: already running from %s", dst)
+		return nil
+	}
+	copied, kept := 0, 0
+	for _, name := range Binaries {
+		from := filepath.Join(src, name)
+		data, err := os.ReadFile(from)
+		if errors.Is(err, fs.ErrNotExist) {
+			if name == "synaxi-statusline" || name == "synaxi-proxyd" {
+				in.warnf("%s is missing from %s\n  fix: run `make build` in the checkout, then `synaxi install` again", name, src)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", from, err)
+		}
+		to := filepath.Join(dst, name)
+		if cur, err := os.ReadFile(to); err == nil && bytes.Equal(cur, data) {
+			kept++
+			continue
+		}
+		f, err := in.j.Backup(in.jdir, to)
+		if err != nil {
+			return err
+		}
+		f.Owned = true
+		if err := journal.WriteFile(to, data, 0o755); err != nil {
+			return err
+		}
+		if err := f.Note("copied from " + from); err != nil {
+			return err
+		}
+		copied++
+	}
+	in.say("binaries: %d copied, %d already current, in %s", copied, kept, dst)
+	return nil
+}
+
+func sameDir(a, b string) (bool, error) {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	fb, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(fa, fb), nil
+}
+
+// installPlugin registers the marketplace and installs the plugin through
+// the CLI. A missing CLI is reported with the fix and skipped.
+func (in *installer) installPlugin() error {
+	bin, err := claude.Find(in.Claude, in.Getenv)
+	if err != nil {
+		in.warnf("%v: the plugin was not installed\n  fix: %s", err, claude.Fix)
+		return nil
+	}
+	in.j.Claude = bin
+	root := in.RepoRoot
+	if root == "" {
+		if exe, err := os.Executable(); err == nil {
+			root = RepoRootFrom(filepath.Dir(exe))
+		}
+	}
+	if root == "" {
+		root = in.j.RepoRoot
+	}
+	if root == "" {
+		in.warnf("cannot find the synaxi checkout (.claude-plugin/marketplace.json) to register as a marketplace\n  fix: run `plugin/bin/synaxi install` from the checkout (after `make build`)")
+		return nil
+	}
+	in.j.RepoRoot = root
+	cli := &claude.CLI{Bin: bin, Env: in.Env}
+
+	ms, err := cli.Marketplaces(in.ctx)
+	if err != nil {
+		in.warnf("%v\n  fix: check that `%s plugin marketplace list` works", err, bin)
+		return nil
+	}
+	haveMarket := slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool {
+		return m.Name == claude.Marketplace && filepath.Clean(m.Path) == filepath.Clean(root)
+	})
+	p, err := cli.Synaxi(in.ctx)
+	if err != nil {
+		in.warnf("%v", err)
+		return nil
+	}
+	if haveMarket && p != nil && p.Enabled {
+		in.say("plugin: %s %s already installed and enabled (%s scope)", claude.PluginID, p.Version, p.Scope)
+		return nil
+	}
+	// The CLI rewrites these files; keep their originals first.
+	files, err := in.backupClaudeFiles()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		for _, f := range files {
+			_ = f.Seal()
+		}
+	}()
+	if !haveMarket {
+		if _, err := cli.Run(in.ctx, "plugin", "marketplace", "add", root); err != nil {
+			in.warnf("%v\n  fix: run `%s plugin marketplace add %s` by hand to see why", err, bin, root)
+			return nil
+		}
+		if !slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool { return m.Name == claude.Marketplace }) {
+			in.j.MarketplaceAdded = true
+		}
+		files[0].Note("claude plugin marketplace add " + root)
+		in.say("plugin: marketplace %s registered from %s", claude.Marketplace, root)
+	}
+	switch {
+	case p == nil:
+		if _, err := cli.Run(in.ctx, "plugin", "install", claude.PluginID); err != nil {
+			in.warnf("%v\n  fix: run `%s plugin install %s` by hand to see why", err, bin, claude.PluginID)
+			return nil
+		}
+		in.j.PluginInstalled = true
+		files[0].Note("claude plugin install " + claude.PluginID)
+		in.say("plugin: %s installed", claude.PluginID)
+	case !p.Enabled:
+		if _, err := cli.Run(in.ctx, "plugin", "enable", claude.PluginID); err != nil {
+			in.warnf("%v", err)
+			return nil
+		}
+		files[0].Note("claude plugin enable " + claude.PluginID)
+		in.say("plugin: %s enabled", claude.PluginID)
+	}
+	return nil
+}
+
+// backupClaudeFiles journals settings.json and the plugin registry files;
+// settings.json comes first.
+func (in *installer) backupClaudeFiles() ([]*journal.File, error) {
+	if err := in.j.MkdirAll(in.cdir); err != nil {
+		return nil, err
+	}
+	var out []*journal.File
+	for _, p := range append([]string{claude.SettingsPath(in.cdir)}, claude.RegistryPaths(in.cdir)...) {
+		f, err := in.j.Backup(in.jdir, p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	// The CLI creates these; record them so uninstall removes what is empty.
+	for _, d := range []string{"plugins/cache", "plugins/marketplaces", "plugins/data"} {
+		p := filepath.Join(in.cdir, d)
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			for _, q := range []string{filepath.Dir(p), p} {
+				if _, err := os.Stat(q); errors.Is(err, fs.ErrNotExist) && !slices.Contains(in.j.Dirs, q) {
+					in.j.Dirs = append(in.j.Dirs, q)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// readSettings returns settings.json's bytes ("" when absent) and checks
+// that they can be edited.
+func (in *installer) readSettings() ([]byte, error) {
+	p := claude.SettingsPath(in.cdir)
+	src, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if err := jsonedit.Check(src); err != nil {
+		return nil, fmt.Errorf("%s: %w; fix it by hand and run `synaxi install` again (nothing was changed in it)", p, err)
+	}
+	if _, found := jsonedit.Blank(src); found {
+		in.warnf("%s contains comments, which Claude Code %s rejects; synaxi kept them, but remove them so Claude Code reads the file", p, "2.1.332")
+	}
+	return src, nil
+}
+
+// setSetting sets one key of settings.json, journaling the file and the
+// key's previous value first.
+func (in *installer) setSetting(value any, change string, path ...string) error {
+	src, err := in.readSettings()
+	if err != nil {
+		return err
+	}
+	old, existed, err := jsonedit.Get(src, path...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", claude.SettingsPath(in.cdir), err)
+	}
+	enc, _ := json.Marshal(value)
+	if existed && jsonEqual(old, enc) {
+		return nil
+	}
+	out, err := jsonedit.Set(src, value, path...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", claude.SettingsPath(in.cdir), err)
+	}
+	if err := in.j.MkdirAll(in.cdir); err != nil {
+		return err
+	}
+	f, err := in.j.Backup(in.jdir, claude.SettingsPath(in.cdir))
+	if err != nil {
+		return err
+	}
+	// Record the shallowest key that did not exist: creating env.X where
+	// there was no env creates env.
+	for i := 1; i < len(path); i++ {
+		if _, ok, _ := jsonedit.Get(src, path[:i]...); !ok {
+			f.AddKey(journal.Key{Path: slices.Clone(path[:i]), Container: true})
+			break
+		}
+	}
+	k := journal.Key{Path: path, Existed: existed}
+	if existed {
+		k.Original = append(json.RawMessage(nil), old...)
+	}
+	f.AddKey(k)
+	if err := journal.WriteFile(f.Path, out, modeOf(f.Path)); err != nil {
+		return err
+	}
+	return f.Note(change)
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+func modeOf(p string) fs.FileMode {
+	if fi, err := os.Stat(p); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o600
+}
+
+// composeStatusLine points statusLine at the stable synaxi-statusline and
+// keeps the user's own command as statusline.previous_command.
+func (in *installer) composeStatusLine() error {
+	src, err := in.readSettings()
+	if err != nil {
+		return err
+	}
+	ours := StatusLineCommand(in.dirs)
+	cur := jsonedit.GetString(src, "statusLine", "command")
+	_, hasLine, _ := jsonedit.Get(src, "statusLine")
+	switch {
+	case cur == ours:
+		in.say("status line: already composed")
+		return nil
+	case !hasLine || cur == "":
+		if err := in.setSetting(map[string]any{"type": "command", "command": ours}, "statusLine set to synaxi-statusline", "statusLine"); err != nil {
+			return err
+		}
+		in.say("status line: set to %s", ours)
+		return nil
+	}
+	if err := in.recordPreviousCommand(cur); err != nil {
+		in.warnf("%v\n  your status line was left as it is", err)
+		return nil
+	}
+	if t := jsonedit.GetString(src, "statusLine", "type"); t != "command" {
+		if err := in.setSetting("command", "statusLine.type set to command", "statusLine", "type"); err != nil {
+			return err
+		}
+	}
+	if err := in.setSetting(ours, "statusLine.command now runs synaxi-statusline, which prints your previous status line first", "statusLine", "command"); err != nil {
+		return err
+	}
+	in.say("status line: composed (yours first: %s)", cur)
+	return nil
+}
+
+// recordPreviousCommand writes statusline.previous_command into config.toml
+// without overwriting anything the user wrote there.
+func (in *installer) recordPreviousCommand(cmd string) error {
+	p := in.dirs.ConfigFile()
+	src, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", p, err)
+	}
+	have, err := configPreviousCommand(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w; fix it and run `synaxi install` again", p, err)
+	}
+	switch {
+	case have == cmd:
+		return nil
+	case have != "":
+		return fmt.Errorf("%s already sets statusline.previous_command = %q, and your status line runs %q; synaxi will not overwrite either\n  fix: set previous_command to the command you want first, then run `synaxi install` again", p, have, cmd)
+	}
+	line, err := previousCommandLine(cmd)
+	if err != nil {
+		return err
+	}
+	out, err := addPreviousCommand(src, line)
+	if err != nil {
+		return fmt.Errorf("%s: %w\n  fix: add `%s` under [statusline] yourself", p, err, line)
+	}
+	if err := in.j.MkdirAll(filepath.Dir(p)); err != nil {
+		return err
+	}
+	f, err := in.j.Backup(in.jdir, p)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(f.Lines, line) {
+		f.Lines = append(f.Lines, line)
+	}
+	if err := journal.WriteFile(p, out, modeOf(p)); err != nil {
+		return err
+	}
+	return f.Note("statusline.previous_command records your status line command")
+}
+
+// route makes Claude Code send its model traffic to the proxy.
+func (in *installer) route(url string) error {
+	src, err := in.readSettings()
+	if err != nil {
+		return err
+	}
+	if cur := jsonedit.GetString(src, "env", "ANTHROPIC_BASE_URL"); cur != "" && cur != url && !in.j.Routed {
+		in.warnf("settings env.ANTHROPIC_BASE_URL is already %s; not routing through synaxi\n  fix: set proxy.upstream = %q in %s, remove env.ANTHROPIC_BASE_URL from settings.json, and run `synaxi install --route` again", cur, cur, in.dirs.ConfigFile())
+		return nil
+	}
+	if err := in.setSetting(url, "env.ANTHROPIC_BASE_URL routes model traffic through synaxi-proxyd", "env", "ANTHROPIC_BASE_URL"); err != nil {
+		return err
+	}
+	if err := in.setSetting("true", "env.ENABLE_TOOL_SEARCH keeps MCP tool search on behind a custom base URL", "env", "ENABLE_TOOL_SEARCH"); err != nil {
+		return err
+	}
+	in.j.Routed = true
+	in.say("routing: Claude Code's model traffic goes through %s", url)
+	return nil
+}

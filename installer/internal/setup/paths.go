@@ -1,0 +1,72 @@
+// Package setup implements `synaxi install` and `synaxi uninstall`: copying
+// the binaries to a stable place, installing the plugin through Claude
+// Code's own CLI, composing the status line, optional routing through the
+// proxy, and undoing all of it from the journal.
+package setup
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// Binaries are the executables `make build` puts in plugin/bin and install
+// copies to the stable bin directory.
+var Binaries = []string{
+	"synaxi", "synaxi-proxyd", "synaxi-noreread", "synaxi-statusline",
+	"synaxi-session", "synaxi-mcp", "synaxi-mapgen",
+}
+
+// BinDir is the stable binary directory, $XDG_DATA_HOME/synaxi/bin: the
+// status line points here because the plugin's own directory changes with
+// every plugin version.
+func BinDir(d xdg.Dirs) string { return d.DataPath("bin") }
+
+// StatusLineCommand is the settings.json statusLine.command install writes.
+func StatusLineCommand(d xdg.Dirs) string {
+	return shellQuote(filepath.Join(BinDir(d), "synaxi-statusline"))
+}
+
+// ProxyBin is the proxy binary to run: the stable copy, else the one beside
+// this executable, else synaxi-proxyd on PATH.
+func ProxyBin(d xdg.Dirs) string {
+	stable := filepath.Join(BinDir(d), "synaxi-proxyd")
+	if isExec(stable) {
+		return stable
+	}
+	if exe, err := os.Executable(); err == nil {
+		if p := filepath.Join(filepath.Dir(exe), "synaxi-proxyd"); isExec(p) {
+			return p
+		}
+	}
+	return "synaxi-proxyd"
+}
+
+// RepoRootFrom finds the checkout that holds .claude-plugin/marketplace.json
+// at or above dir.
+func RepoRootFrom(dir string) string {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".claude-plugin", "marketplace.json")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return ""
+		}
+	}
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
+// shellQuote quotes p for the shell that runs statusLine.command, only when
+// it needs it.
+func shellQuote(p string) string {
+	if !strings.ContainsAny(p, " \t\n'\"\\$`!*?[]{}()<>|&;#~") {
+		return p
+	}
+	return "'" + strings.ReplaceAll(p, "'", `'\''`) + "'"
+}
