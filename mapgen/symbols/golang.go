@@ -7,6 +7,7 @@ import (
 	"go/printer"
 	"go/token"
 	"go/types"
+	"strconv"
 	"strings"
 )
 
@@ -156,6 +157,7 @@ func (g *goFile) fields(fl *ast.FieldList, kind string) []Def {
 			continue
 		}
 		for _, n := range f.Names {
+			g.define(n)
 			sig := n.Name + " " + typ
 			if ft, ok := f.Type.(*ast.FuncType); ok && kind == KindMethod {
 				sig = n.Name + strings.TrimPrefix(g.print(ft), "func")
@@ -252,25 +254,65 @@ func nestMethods(defs []Def) []Def {
 	return out
 }
 
-// goRefs counts identifier uses: every identifier (selector names included)
-// that is not a declared name, the blank identifier or a predeclared one.
+// goRefs counts identifier uses, keyed so a ranking can resolve them the
+// way Go scopes names: "Name" for a bare identifier (same package),
+// "pkg.Name" for a name qualified by an imported package, ".Name" for a
+// selector on a value (a method or field). Declared names, the blank
+// identifier and predeclared names are left out.
 func goRefs(af *ast.File, defining map[*ast.Ident]bool) map[string]int {
+	imports := map[string]bool{}
+	for _, imp := range af.Imports {
+		if name := importName(imp); name != "" {
+			imports[name] = true
+		}
+	}
 	refs := map[string]int{}
+	var visit func(n ast.Node) bool
+	visit = func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.SelectorExpr:
+			if id, ok := x.X.(*ast.Ident); ok && imports[id.Name] {
+				refs[id.Name+"."+x.Sel.Name]++
+				return false
+			}
+			ast.Inspect(x.X, visit)
+			refs["."+x.Sel.Name]++
+			return false
+		case *ast.Ident:
+			if x.Name == "_" || defining[x] || types.Universe.Lookup(x.Name) != nil {
+				return true
+			}
+			refs[x.Name]++
+		}
+		return true
+	}
 	for _, d := range af.Decls {
-		ast.Inspect(d, func(n ast.Node) bool { return countIdent(n, defining, refs) })
+		ast.Inspect(d, visit)
 	}
 	return refs
 }
 
-func countIdent(n ast.Node, defining map[*ast.Ident]bool, refs map[string]int) bool {
-	switch x := n.(type) {
-	case *ast.ImportSpec:
-		return false
-	case *ast.Ident:
-		if x.Name == "_" || defining[x] || types.Universe.Lookup(x.Name) != nil {
-			return true
+// importName is the name an import binds: its explicit name, else a guess
+// from the path's last element ("go-yaml", "yaml.v3" and ".../v2" handled).
+func importName(imp *ast.ImportSpec) string {
+	if imp.Name != nil {
+		if imp.Name.Name == "_" || imp.Name.Name == "." {
+			return ""
 		}
-		refs[x.Name]++
+		return imp.Name.Name
 	}
-	return true
+	p, err := strconv.Unquote(imp.Path.Value)
+	if err != nil {
+		return ""
+	}
+	elems := strings.Split(p, "/")
+	last := elems[len(elems)-1]
+	if len(elems) > 1 && len(last) >= 2 && last[0] == 'v' && strings.Trim(last[1:], "0123456789") == "" {
+		last = elems[len(elems)-2]
+	}
+	last, _, _ = strings.Cut(last, ".")
+	last = strings.TrimPrefix(last, "go-")
+	return strings.ReplaceAll(last, "-", "_")
 }

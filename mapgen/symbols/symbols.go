@@ -11,7 +11,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 1
+const Version = 2
 
 // Definition kinds.
 const (
@@ -44,7 +44,7 @@ type File struct {
 	Package string         `json:"pkg,omitempty"`
 	Lines   int            `json:"lines"`
 	Defs    []Def          `json:"defs,omitempty"`
-	Refs    map[string]int `json:"refs,omitempty"` // identifier → number of uses
+	Refs    map[string]int `json:"refs,omitempty"` // identifier → number of uses (Go keys: see RefName)
 	Err     string         `json:"err,omitempty"`  // syntax error; Defs and Refs are what could be recovered
 }
 
@@ -130,4 +130,13 @@ func trimDoc(s string) string {
 		s = s[:cut] + "…"
 	}
 	return s
+}
+
+// RefName returns the identifier a reference key names: Go records "Name",
+// "pkg.Name" and ".Name" (see the Go parser), other languages the bare name.
+func RefName(key string) string {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
 }

@@ -1,0 +1,109 @@
+package repomap
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/synaxi/synaxi/mapgen/cache"
+	"github.com/synaxi/synaxi/mapgen/symbols"
+	"github.com/synaxi/synaxi/mapgen/walk"
+)
+
+// ErrUnsupported is returned (wrapped) for a file no built-in parser reads.
+var ErrUnsupported = errors.New("unsupported file type")
+
+// ParseFile parses one file inside the root (through the cache), whatever
+// the ignore rules say: asking for a file by name is deliberate.
+func ParseFile(root walk.Root, c cache.Cache, p string) (rel string, f symbols.File, err error) {
+	abs, rel, err := root.Resolve(p)
+	if err != nil {
+		return "", symbols.File{}, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return "", symbols.File{}, fmt.Errorf("stat %s: %w", rel, err)
+	}
+	if st.IsDir() {
+		return "", symbols.File{}, fmt.Errorf("%s is a directory; give a file", rel)
+	}
+	lang := symbols.Language(rel)
+	if lang == "" {
+		return "", symbols.File{}, fmt.Errorf("%s: %w (supported: %s)", rel, ErrUnsupported, strings.Join(symbols.Languages(), ", "))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return "", symbols.File{}, fmt.Errorf("read %s: %w", rel, err)
+	}
+	if walk.Classify(data) == walk.Binary {
+		return "", symbols.File{}, fmt.Errorf("%s is not a text file", rel)
+	}
+	key := cache.Key(lang, data)
+	if f, ok := c.Get(key); ok {
+		return rel, f, nil
+	}
+	f = symbols.Parse(rel, data)
+	_ = c.Put(key, f)
+	return rel, f, nil
+}
+
+// Outline renders every definition of a file with kind, line range and
+// signature, nested by indentation, with the first line of its doc comment.
+func Outline(rel string, f symbols.File) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# outline of %s (%s", rel, f.Lang)
+	if f.Package != "" {
+		fmt.Fprintf(&b, ", package %s", f.Package)
+	}
+	fmt.Fprintf(&b, ", %d lines, %d definitions)\n", f.Lines, countDefs(f.Defs))
+	if f.Err != "" {
+		fmt.Fprintf(&b, "# syntax error, outline may be partial: %s\n", firstLine(f.Err))
+	}
+	if len(f.Defs) == 0 {
+		b.WriteString("(no definitions found)\n")
+	}
+	writeDefs(&b, f.Defs, 0)
+	return b.String()
+}
+
+func countDefs(defs []symbols.Def) int {
+	n := len(defs)
+	for _, d := range defs {
+		n += countDefs(d.Children)
+	}
+	return n
+}
+
+func writeDefs(b *strings.Builder, defs []symbols.Def, depth int) {
+	for _, d := range defs {
+		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(lineRange(d))
+		fmt.Fprintf(b, " %s %s", d.Kind, d.Signature)
+		if doc := firstLine(d.Doc); doc != "" {
+			fmt.Fprintf(b, "  // %s", doc)
+		}
+		b.WriteByte('\n')
+		writeDefs(b, d.Children, depth+1)
+	}
+}
+
+func lineRange(d symbols.Def) string {
+	if d.End > d.Start {
+		return fmt.Sprintf("L%d-%d", d.Start, d.End)
+	}
+	return fmt.Sprintf("L%d", d.Start)
+}
+
+// firstLine returns the first line of s, bounded to 120 bytes.
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > 120 {
+		cut := 120
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

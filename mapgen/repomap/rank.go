@@ -1,0 +1,310 @@
+package repomap
+
+import (
+	"cmp"
+	"go/ast"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/synaxi/synaxi/mapgen/symbols"
+)
+
+// Ranking parameters, after aider's repo map (peers.md §3.1).
+const (
+	damping        = 0.85
+	maxIterations  = 100
+	tolerance      = 1e-10 // per file, on the L1 change between iterations
+	focusShare     = 0.9   // share of the teleport mass that goes to focus files
+	focusRefBoost  = 50.0  // references made by a focus file
+	longNameBoost  = 10.0  // long camelCase / snake_case identifiers are specific
+	privatePenalty = 0.1   // Python "_private" names
+	commonPenalty  = 0.1   // names defined in more than commonDefiners files
+	commonDefiners = 5
+	maxDefiners    = 32 // names defined in more files are too ambiguous to link at all
+)
+
+// rankedDef is a definition with its score.
+type rankedDef struct {
+	file  int // index into Index.Files
+	def   symbols.Def
+	score float64
+}
+
+// ranking is the result of ranking an index.
+type ranking struct {
+	fileRank []float64
+	defs     []rankedDef // best first
+}
+
+// rankable lists the definitions a map may show: top-level ones and methods
+// (of types, classes and interfaces), not fields or nested functions.
+func rankable(defs []symbols.Def) []symbols.Def {
+	var out []symbols.Def
+	for _, d := range defs {
+		if d.Kind == symbols.KindField {
+			continue
+		}
+		out = append(out, d)
+		for _, c := range d.Children {
+			if c.Kind == symbols.KindMethod {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// isLongName reports whether an identifier is long and specific (8+ bytes in
+// camelCase, snake_case or kebab-case).
+func isLongName(s string) bool {
+	if len(s) < 8 {
+		return false
+	}
+	if strings.ContainsAny(s, "_-") {
+		return true
+	}
+	hasUpper, hasLower := false, false
+	for _, r := range s {
+		hasUpper = hasUpper || unicode.IsUpper(r)
+		hasLower = hasLower || unicode.IsLower(r)
+	}
+	return hasUpper && hasLower
+}
+
+// edge is a weighted file→file link.
+type edge struct {
+	to int
+	w  float64
+}
+
+// defSite is a file defining a name, and whether that definition is a
+// method (reachable through a selector on a value).
+type defSite struct {
+	file   int
+	method bool
+}
+
+// linker resolves reference keys to the files that define them.
+type linker struct {
+	ix      *Index
+	dirs    []string
+	byName  map[string][]defSite
+	imports []map[string]bool // per file: Go package names it qualifies names with
+	scratch []int
+}
+
+func newLinker(ix *Index) *linker {
+	l := &linker{ix: ix, dirs: make([]string, len(ix.Files)), byName: map[string][]defSite{},
+		imports: make([]map[string]bool, len(ix.Files))}
+	for i, f := range ix.Files {
+		l.dirs[i] = path.Dir(f.Rel)
+		for key := range f.Refs {
+			if dot := strings.IndexByte(key, '.'); dot > 0 {
+				if l.imports[i] == nil {
+					l.imports[i] = map[string]bool{}
+				}
+				l.imports[i][key[:dot]] = true
+			}
+		}
+		seen := map[string]bool{}
+		for _, d := range rankable(f.Defs) {
+			key := d.Name
+			if d.Kind == symbols.KindMethod {
+				key += "\x00m"
+			}
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			l.byName[d.Name] = append(l.byName[d.Name], defSite{file: i, method: d.Kind == symbols.KindMethod})
+		}
+	}
+	return l
+}
+
+// targets returns the files (other than src) a reference key of src can
+// mean, in index order. Go keys follow Go's scoping: a bare name is defined
+// in the same package (directory); "pkg.Name" in another directory whose
+// files are package pkg; ".Name" is a method of the same package or, if
+// exported, of a package the file uses by name (a value's type is not known,
+// so this keeps f.Close() on an *os.File from linking to every Close in the
+// repository). Other languages link a name to every file of the same language
+// that defines it.
+func (l *linker) targets(src int, key string) []int {
+	from := l.ix.Files[src]
+	name := symbols.RefName(key)
+	out := l.scratch[:0]
+	for _, d := range l.byName[name] {
+		if d.file == src {
+			continue
+		}
+		to := l.ix.Files[d.file]
+		if to.Lang != from.Lang {
+			continue
+		}
+		if from.Lang == "go" {
+			sameDir := l.dirs[d.file] == l.dirs[src]
+			switch {
+			case key == name:
+				if !sameDir {
+					continue
+				}
+			case key[0] == '.':
+				if !d.method || !sameDir && (!ast.IsExported(name) || !l.imports[src][to.Package]) {
+					continue
+				}
+			default:
+				if sameDir || to.Package != key[:len(key)-len(name)-1] || !ast.IsExported(name) {
+					continue
+				}
+			}
+		}
+		out = append(out, d.file)
+	}
+	l.scratch = out
+	return out
+}
+
+// rank builds the file graph (an edge from each file to each file defining
+// a name it references, weighted by sqrt(uses) × multipliers), runs
+// personalised PageRank over it and spreads each file's rank over the
+// definitions its references point at. focus holds indexes of focus files.
+// Everything iterates in index order, so the result is deterministic.
+func rank(ix *Index, focus map[int]bool) ranking {
+	n := len(ix.Files)
+	l := newLinker(ix)
+
+	type share struct {
+		name string
+		w    float64 // weight towards each target
+		to   []int
+	}
+	out := make([][]edge, n)
+	shares := make([][]share, n)
+	outW := make([]float64, n)
+	for src, f := range ix.Files {
+		keys := make([]string, 0, len(f.Refs))
+		for key := range f.Refs {
+			keys = append(keys, key)
+		}
+		slices.Sort(keys)
+		acc := map[int]float64{}
+		for _, key := range keys {
+			to := l.targets(src, key)
+			if len(to) == 0 || len(to) > maxDefiners {
+				continue
+			}
+			name := symbols.RefName(key)
+			w := math.Sqrt(float64(f.Refs[key]))
+			if isLongName(name) {
+				w *= longNameBoost
+			}
+			if strings.HasPrefix(name, "_") {
+				w *= privatePenalty
+			}
+			if len(to) > commonDefiners {
+				w *= commonPenalty
+			}
+			if focus[src] {
+				w *= focusRefBoost
+			}
+			for _, d := range to {
+				acc[d] += w
+				outW[src] += w
+			}
+			shares[src] = append(shares[src], share{name, w, slices.Clone(to)})
+		}
+		for to, w := range acc {
+			out[src] = append(out[src], edge{to, w})
+		}
+		slices.SortFunc(out[src], func(a, b edge) int { return cmp.Compare(a.to, b.to) })
+	}
+
+	pers := make([]float64, n)
+	for i := range pers {
+		if len(focus) == 0 {
+			pers[i] = 1 / float64(n)
+			continue
+		}
+		pers[i] = (1 - focusShare) / float64(n)
+		if focus[i] {
+			pers[i] += focusShare / float64(len(focus))
+		}
+	}
+	pr := pagerank(out, outW, pers)
+
+	// Spread each file's rank over the definitions it references.
+	defScore := map[int]map[string]float64{}
+	for src := range ix.Files {
+		if outW[src] == 0 {
+			continue
+		}
+		for _, s := range shares[src] {
+			for _, d := range s.to {
+				if defScore[d] == nil {
+					defScore[d] = map[string]float64{}
+				}
+				defScore[d][s.name] += pr[src] * s.w / outW[src]
+			}
+		}
+	}
+	var defs []rankedDef
+	for i, f := range ix.Files {
+		for _, d := range rankable(f.Defs) {
+			defs = append(defs, rankedDef{file: i, def: d, score: defScore[i][d.Name]})
+		}
+	}
+	slices.SortStableFunc(defs, func(a, b rankedDef) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pr[b.file], pr[a.file]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.file, b.file); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.def.Start, b.def.Start)
+	})
+	return ranking{fileRank: pr, defs: defs}
+}
+
+// pagerank runs the power iteration with teleport vector pers; a file with
+// no outgoing links gives its rank back through pers.
+func pagerank(out [][]edge, outW, pers []float64) []float64 {
+	n := len(out)
+	rank := slices.Clone(pers)
+	next := make([]float64, n)
+	for range maxIterations {
+		dangling := 0.0
+		for i := range n {
+			if outW[i] == 0 {
+				dangling += rank[i]
+			}
+		}
+		for i := range n {
+			next[i] = (1-damping)*pers[i] + damping*dangling*pers[i]
+		}
+		for src, es := range out {
+			if outW[src] == 0 {
+				continue
+			}
+			r := damping * rank[src] / outW[src]
+			for _, e := range es {
+				next[e.to] += r * e.w
+			}
+		}
+		diff := 0.0
+		for i := range n {
+			diff += math.Abs(next[i] - rank[i])
+		}
+		rank, next = next, rank
+		if diff < tolerance*float64(n) {
+			break
+		}
+	}
+	return rank
+}

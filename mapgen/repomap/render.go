@@ -1,0 +1,166 @@
+package repomap
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// DefaultBudget is the map budget, in estimated tokens, when none is given.
+const DefaultBudget = 2048
+
+// MapOptions shape a map.
+type MapOptions struct {
+	Budget int      // estimated tokens; <= 0 means DefaultBudget
+	Focus  []string // files the agent is working on (paths relative to the root, or absolute)
+}
+
+// MapResult is a rendered map and what it holds.
+type MapResult struct {
+	Text         string
+	Tokens       int      // EstimateTokens(Text)
+	Shown        int      // definitions shown
+	Total        int      // definitions that could have been shown
+	Files        int      // files named in the map
+	UnknownFocus []string // focus paths that are not indexed source files
+}
+
+// Map renders the highest-ranked definitions that fit the budget, grouped by
+// file (files in rank order, definitions in line order), then as many other
+// file names, by rank, as still fit. The same index and options give the same
+// bytes.
+func (ix *Index) Map(opts MapOptions) MapResult {
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	focus := map[int]bool{}
+	var unknown []string
+	byRel := make(map[string]int, len(ix.Files))
+	for i, f := range ix.Files {
+		byRel[f.Rel] = i
+	}
+	for _, p := range opts.Focus {
+		rel := p
+		if _, r, err := ix.Root.Resolve(p); err == nil {
+			rel = r
+		}
+		if i, ok := byRel[rel]; ok {
+			focus[i] = true
+		} else {
+			unknown = append(unknown, p)
+		}
+	}
+	rk := rank(ix, focus)
+
+	fileOrder := make([]int, len(ix.Files))
+	for i := range fileOrder {
+		fileOrder[i] = i
+	}
+	slices.SortStableFunc(fileOrder, func(a, b int) int {
+		switch {
+		case rk.fileRank[a] > rk.fileRank[b]:
+			return -1
+		case rk.fileRank[a] < rk.fileRank[b]:
+			return 1
+		}
+		return 0
+	})
+
+	render := func(k int) (string, int) {
+		return ix.renderMap(rk, fileOrder, k, budget)
+	}
+	// The rendering grows with k: binary-search the most definitions that fit.
+	lo, hi := 0, len(rk.defs)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if text, _ := render(mid); EstimateTokens(text) <= budget {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	text, files := render(lo)
+	text, files = ix.appendFileNames(text, files, rk, fileOrder, lo, budget)
+	return MapResult{Text: text, Tokens: EstimateTokens(text), Shown: lo, Total: len(rk.defs),
+		Files: files, UnknownFocus: unknown}
+}
+
+func (ix *Index) header(shown, total, budget int) string {
+	langs := map[string]int{}
+	for _, f := range ix.Files {
+		langs[f.Lang]++
+	}
+	names := make([]string, 0, len(langs))
+	for l := range langs {
+		names = append(names, l)
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, l := range names {
+		parts = append(parts, fmt.Sprintf("%s %d", l, langs[l]))
+	}
+	return fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
+		path.Base(ix.Root.Dir()), len(ix.Files), strings.Join(parts, ", "), shown, total, budget)
+}
+
+// renderMap renders the top k definitions; it returns the text and the
+// number of files named.
+func (ix *Index) renderMap(rk ranking, fileOrder []int, k, budget int) (string, int) {
+	perFile := map[int][]rankedDef{}
+	for _, d := range rk.defs[:k] {
+		perFile[d.file] = append(perFile[d.file], d)
+	}
+	var b strings.Builder
+	b.WriteString(ix.header(k, len(rk.defs), budget))
+	files := 0
+	for _, fi := range fileOrder {
+		ds := perFile[fi]
+		if len(ds) == 0 {
+			continue
+		}
+		files++
+		slices.SortFunc(ds, func(a, b rankedDef) int { return a.def.Start - b.def.Start })
+		fmt.Fprintf(&b, "\n%s\n", ix.Files[fi].Rel)
+		for _, d := range ds {
+			fmt.Fprintf(&b, "  L%d: %s\n", d.def.Start, d.def.Signature)
+		}
+	}
+	return b.String(), files
+}
+
+// appendFileNames lists, by rank, files with no definition shown, while the
+// budget allows.
+func (ix *Index) appendFileNames(text string, files int, rk ranking, fileOrder []int, k, budget int) (string, int) {
+	shown := map[int]bool{}
+	for _, d := range rk.defs[:k] {
+		shown[d.file] = true
+	}
+	var b strings.Builder
+	b.WriteString(text)
+	title := "\n# other files, by rank\n"
+	used := EstimateTokens(text)
+	titled := false
+	for _, fi := range fileOrder {
+		if shown[fi] {
+			continue
+		}
+		line := ix.Files[fi].Rel + "\n"
+		cost := EstimateTokens(line)
+		if !titled {
+			cost += EstimateTokens(title)
+		}
+		if used+cost > budget {
+			break
+		}
+		if !titled {
+			b.WriteString(title)
+			titled = true
+		}
+		b.WriteString(line)
+		used += cost
+		files++
+	}
+	return b.String(), files
+}
