@@ -1,0 +1,326 @@
+package repomap
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/mapgen/cache"
+	"github.com/synaxi/synaxi/mapgen/symbols"
+	"github.com/synaxi/synaxi/mapgen/walk"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture is a small multi-package Go repository: core is used by most
+// packages, util by some, rare only by lonely.
+var fixture = map[string]string{
+	"go.mod": "module example.com/fx\n",
+	"core/core.go": `// Package core stores things.
+package core
+
+// Store holds values.
+type Store struct{ m map[string]string }
+
+// NewStore makes a Store.
+func NewStore() *Store { return &Store{m: map[string]string{}} }
+
+// Get returns a value.
+func (s *Store) Get(k string) string {
+	if s == nil {
+		return ""
+	}
+	return s.m[k]
+}
+
+func (s *Store) helper() int { return len(s.m) }
+`,
+	"util/util.go": `package util
+
+// Reverse reverses s.
+func Reverse(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}
+
+func Title(s string) string { return s }
+`,
+	"rare/rare.go": `package rare
+
+// RareHelper is used in one place.
+func RareHelper() int { return 42 }
+
+// OtherRare is used nowhere.
+func OtherRare() int { return 7 }
+`,
+	"app/main.go": `package main
+
+import (
+	"example.com/fx/core"
+	"example.com/fx/util"
+)
+
+func main() {
+	s := core.NewStore()
+	println(util.Reverse(s.Get("a")), s.Get("b"))
+}
+`,
+	"api/api.go": `package api
+
+import "example.com/fx/core"
+
+// Handler serves a store.
+type Handler struct{ S *core.Store }
+
+func New() *Handler { return &Handler{S: core.NewStore()} }
+
+func (h *Handler) Value(k string) string { return h.S.Get(k) }
+`,
+	"cli/cli.go": `package cli
+
+import (
+	"example.com/fx/core"
+	"example.com/fx/util"
+)
+
+func Run() string { return util.Title(core.NewStore().Get("x")) }
+`,
+	"lonely/lonely.go": `package lonely
+
+import "example.com/fx/rare"
+
+func Use() int { return rare.RareHelper() }
+`,
+}
+
+func writeTree(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	}
+}
+
+func build(t testing.TB, dir, cacheDir string) *Index {
+	t.Helper()
+	root, err := walk.NewRoot(dir)
+	require.NoError(t, err)
+	ixr := &Indexer{Root: root, Cache: cache.Cache{Dir: cacheDir}}
+	ix, err := ixr.Build(context.Background())
+	require.NoError(t, err)
+	return ix
+}
+
+func defOrder(ix *Index, focus map[int]bool) []string {
+	var out []string
+	for _, d := range rank(ix, focus).defs {
+		out = append(out, ix.Files[d.file].Rel+":"+d.def.Name)
+	}
+	return out
+}
+
+func TestMapDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	cold := build(t, dir, t.TempDir())
+	warm := build(t, dir, "")
+	for _, budget := range []int{60, 200, 5000} {
+		a := cold.Map(MapOptions{Budget: budget})
+		b := warm.Map(MapOptions{Budget: budget})
+		assert.Equal(t, a.Text, b.Text, "budget %d", budget)
+		assert.Equal(t, a.Text, cold.Map(MapOptions{Budget: budget}).Text)
+	}
+	// A copy of the repository elsewhere maps to the same bytes.
+	other := filepath.Join(t.TempDir(), filepath.Base(dir))
+	writeTree(t, other, fixture)
+	assert.Equal(t, cold.Map(MapOptions{Budget: 5000}).Text, build(t, other, "").Map(MapOptions{Budget: 5000}).Text)
+}
+
+func TestRankingFollowsReferences(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	ix := build(t, dir, "")
+	order := defOrder(ix, nil)
+	require.NotEmpty(t, order)
+	assert.Equal(t, "core/core.go", strings.Split(order[0], ":")[0], "the most used package ranks first: %v", order)
+	assert.Less(t, slices.Index(order, "core/core.go:NewStore"), slices.Index(order, "rare/rare.go:RareHelper"))
+	assert.Less(t, slices.Index(order, "rare/rare.go:RareHelper"), slices.Index(order, "rare/rare.go:OtherRare"),
+		"a referenced definition outranks an unreferenced one in the same file")
+}
+
+func TestFocusChangesOrder(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	ix := build(t, dir, "")
+	plain := defOrder(ix, nil)
+	lonely := slices.IndexFunc(ix.Files, func(e Entry) bool { return e.Rel == "lonely/lonely.go" })
+	require.GreaterOrEqual(t, lonely, 0)
+	focused := defOrder(ix, map[int]bool{lonely: true})
+	assert.Equal(t, "rare/rare.go:RareHelper", focused[0], "focus pulls what the focus file uses to the top: %v", focused)
+	assert.Less(t, slices.Index(focused, "rare/rare.go:RareHelper"), slices.Index(plain, "rare/rare.go:RareHelper"))
+
+	firstFile := func(text string) string {
+		_, after, _ := strings.Cut(text, "\n\n")
+		first, _, _ := strings.Cut(after, "\n")
+		return first
+	}
+	assert.Equal(t, "core/core.go", firstFile(ix.Map(MapOptions{Budget: 80}).Text))
+	abs := filepath.Join(dir, "lonely", "lonely.go") // absolute focus paths work too
+	assert.Equal(t, "rare/rare.go", firstFile(ix.Map(MapOptions{Budget: 80, Focus: []string{abs}}).Text))
+
+	res := ix.Map(MapOptions{Focus: []string{"nope.go"}})
+	assert.Equal(t, []string{"nope.go"}, res.UnknownFocus)
+}
+
+func TestBudgetRespected(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	ix := build(t, dir, "")
+	prev := 0
+	for _, budget := range []int{40, 60, 90, 150, 300, 10000} {
+		res := ix.Map(MapOptions{Budget: budget})
+		assert.Equal(t, EstimateTokens(res.Text), res.Tokens)
+		if res.Shown > 0 {
+			assert.LessOrEqual(t, res.Tokens, budget, "budget %d:\n%s", budget, res.Text)
+		}
+		assert.GreaterOrEqual(t, res.Shown, prev, "a bigger budget never shows less")
+		prev = res.Shown
+	}
+	all := ix.Map(MapOptions{Budget: 10000})
+	assert.Equal(t, all.Total, all.Shown)
+	assert.Equal(t, len(ix.Files), all.Files)
+}
+
+func TestCacheHitOnSecondRun(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	cacheDir := t.TempDir()
+	first := build(t, dir, cacheDir)
+	assert.Equal(t, len(first.Files), first.Stats.Parsed)
+	assert.Zero(t, first.Stats.CacheHits)
+
+	second := build(t, dir, cacheDir)
+	assert.Zero(t, second.Stats.Parsed)
+	assert.Equal(t, len(second.Files), second.Stats.CacheHits)
+	assert.Equal(t, first.Files, second.Files)
+
+	// A changed file is parsed again; the rest still come from the cache.
+	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Changed() {}\n"})
+	third := build(t, dir, cacheDir)
+	assert.Equal(t, 1, third.Stats.Parsed)
+	assert.Equal(t, len(third.Files)-1, third.Stats.CacheHits)
+}
+
+func TestIndexerMemo(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	root, err := walk.NewRoot(dir)
+	require.NoError(t, err)
+	ixr := &Indexer{Root: root}
+	first, err := ixr.Build(context.Background())
+	require.NoError(t, err)
+	second, err := ixr.Build(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, len(second.Files), second.Stats.MemoHits)
+	assert.Equal(t, first.Files, second.Files)
+
+	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Changed() { /* longer */ }\n"})
+	third, err := ixr.Build(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, third.Stats.Parsed)
+	assert.Contains(t, third.Find("Changed", false), "rare/rare.go:3")
+}
+
+func TestSkipsGeneratedAndBinary(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a.go":   "package a\n\nfunc A() {}\n",
+		"gen.go": "// Code generated by x. DO NOT EDIT.\n\npackage a\n\nfunc Gen() {}\n",
+		"bin.go": "package a\x00\x01",
+	})
+	ix := build(t, dir, "")
+	require.Len(t, ix.Files, 1)
+	assert.Equal(t, "a.go", ix.Files[0].Rel)
+	assert.Equal(t, 2, ix.Stats.Skipped)
+}
+
+func TestOutlineGolden(t *testing.T) {
+	root, err := walk.NewRoot("../symbols/testdata")
+	require.NoError(t, err)
+	for _, name := range []string{"sample.go", "sample.py"} {
+		t.Run(name, func(t *testing.T) {
+			if symbols.Language(name) == "" {
+				t.Skipf("%s not supported in this build", name)
+			}
+			rel, f, err := ParseFile(root, cache.Cache{}, name)
+			require.NoError(t, err)
+			got := Outline(rel, f)
+			golden := filepath.Join("testdata", name+".outline")
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+func TestParseFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "package a\n", "notes.txt": "hi\n", "d/x.go": "package d\n"})
+	root, err := walk.NewRoot(dir)
+	require.NoError(t, err)
+	_, _, err = ParseFile(root, cache.Cache{}, "../etc/passwd")
+	require.ErrorIs(t, err, walk.ErrOutsideRoot)
+	_, _, err = ParseFile(root, cache.Cache{}, "notes.txt")
+	require.ErrorIs(t, err, ErrUnsupported)
+	_, _, err = ParseFile(root, cache.Cache{}, "d")
+	require.ErrorContains(t, err, "is a directory")
+	_, _, err = ParseFile(root, cache.Cache{}, "missing.go")
+	require.Error(t, err)
+}
+
+func TestFind(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, fixture)
+	ix := build(t, dir, "")
+
+	got := ix.Find("Get", false)
+	assert.Contains(t, got, "method Store.Get — core/core.go:11-16")
+	assert.Contains(t, got, "// Get returns a value.")
+	assert.Contains(t, got, "  L12: \tif s == nil {")
+	assert.NotContains(t, got, "# references")
+
+	assert.Equal(t, got, ix.Find("Store.Get", false))
+	assert.Contains(t, ix.Find("Handler.Get", false), "no definition of")
+
+	withRefs := ix.Find("NewStore", true)
+	assert.Contains(t, withRefs, "func NewStore — core/core.go:8")
+	assert.Contains(t, withRefs, "# references to NewStore: 3")
+	assert.Contains(t, withRefs, "app/main.go:9: s := core.NewStore()")
+	assert.Contains(t, withRefs, "api/api.go:8:")
+	assert.Contains(t, withRefs, "cli/cli.go:8:")
+	assert.NotContains(t, withRefs, "core/core.go:8: func NewStore", "the definition line is not a reference")
+
+	assert.Contains(t, ix.Find("Nope", false), `no definition of "Nope" found in 7 indexed source files`)
+}
+
+func TestContainsWord(t *testing.T) {
+	assert.True(t, containsWord("x := Get(k)", "Get"))
+	assert.True(t, containsWord("Get", "Get"))
+	assert.False(t, containsWord("GetAll()", "Get"))
+	assert.False(t, containsWord("doGet()", "Get"))
+	assert.True(t, containsWord("doGet(); Get()", "Get"))
+}
