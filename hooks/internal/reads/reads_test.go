@@ -1,0 +1,411 @@
+package reads
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/visibility"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+type env struct {
+	t     *testing.T
+	s     *Store
+	work  string
+	sess  string
+	agent string
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	root := t.TempDir()
+	d := xdg.Dirs{State: filepath.Join(root, "state")}
+	cfg := config.Default().NoReread
+	work := filepath.Join(root, "work")
+	require.NoError(t, os.MkdirAll(work, 0o755))
+	return &env{t: t, s: New(d, cfg), work: work, sess: "sess-1"}
+}
+
+// file writes a file of n lines of about 60 bytes each (n lines ≈ 15n tokens).
+func (e *env) file(name string, n int) string {
+	p := filepath.Join(e.work, name)
+	require.NoError(e.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %04d of %s: some representative source text here\n", i, name)
+	}
+	require.NoError(e.t, os.WriteFile(p, []byte(b.String()), 0o644))
+	return p
+}
+
+func (e *env) input(event, tool string, toolInput map[string]any, resp map[string]any) *hookio.Input {
+	m := map[string]any{"session_id": e.sess, "cwd": e.work, "hook_event_name": event,
+		"tool_name": tool, "tool_input": toolInput}
+	if e.agent != "" {
+		m["agent_id"] = e.agent
+	}
+	if resp != nil {
+		m["tool_response"] = resp
+	}
+	raw, err := json.Marshal(m)
+	require.NoError(e.t, err)
+	in, err := hookio.Parse(raw)
+	require.NoError(e.t, err)
+	return in
+}
+
+// read runs a Read through Pre and, if allowed, Post; it reports denial.
+func (e *env) read(path string, offset, limit int) (bool, string) {
+	e.t.Helper()
+	ti := map[string]any{"file_path": path}
+	if offset > 0 {
+		ti["offset"] = offset
+	}
+	if limit > 0 {
+		ti["limit"] = limit
+	}
+	d, err := e.s.Pre(e.input("PreToolUse", "Read", ti, nil))
+	require.NoError(e.t, err)
+	if !d.Deny {
+		require.NoError(e.t, e.s.Post(e.input("PostToolUse", "Read", ti, map[string]any{"type": "text"})))
+	}
+	return d.Deny, d.Reason
+}
+
+// bash runs a command through Pre and, if allowed, Post.
+func (e *env) bash(cmd string) (bool, string) {
+	e.t.Helper()
+	ti := map[string]any{"command": cmd}
+	d, err := e.s.Pre(e.input("PreToolUse", "Bash", ti, nil))
+	require.NoError(e.t, err)
+	if !d.Deny {
+		require.NoError(e.t, e.s.Post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": "…", "stderr": ""})))
+	}
+	return d.Deny, d.Reason
+}
+
+func (e *env) edit(tool, path string) {
+	key := "file_path"
+	if tool == "NotebookEdit" {
+		key = "notebook_path"
+	}
+	require.NoError(e.t, e.s.Post(e.input("PostToolUse", tool, map[string]any{key: path}, map[string]any{})))
+}
+
+func (e *env) counters() hookio.Counters {
+	c, err := hookio.ReadCounters(e.s.Dirs, e.sess)
+	if err != nil {
+		return hookio.Counters{}
+	}
+	return *c
+}
+
+func TestDenySecondReadAndEscape(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("pkg/a.go", 100)
+
+	denied, _ := e.read(p, 0, 0)
+	assert.False(t, denied, "first read")
+	denied, reason := e.read(p, 0, 0)
+	require.True(t, denied, "unchanged re-read")
+	assert.Contains(t, reason, p)
+	assert.Contains(t, reason, "the whole file")
+	assert.Contains(t, reason, "unchanged")
+	assert.Contains(t, reason, "re-issue")
+	c := e.counters()
+	assert.Equal(t, int64(1), c.Blocked)
+	assert.Equal(t, int64(1), c.Denials)
+	saved := c.TokensSaved
+	assert.InDelta(t, 100*60/4, saved, 200)
+
+	denied, _ = e.read(p, 0, 0)
+	assert.False(t, denied, "re-issued read passes through the escape grant")
+	c = e.counters()
+	assert.Equal(t, int64(0), c.Blocked, "refunded")
+	assert.Equal(t, int64(0), c.TokensSaved, "refunded")
+	assert.Equal(t, int64(1), c.Refunds)
+
+	denied, _ = e.read(p, 0, 0)
+	assert.True(t, denied, "a later re-read is judged afresh")
+}
+
+func TestConditions(t *testing.T) {
+	cases := []struct {
+		name   string
+		setup  func(e *env, p string) // after the first read of p (100 lines)
+		offset int
+		limit  int
+		deny   bool
+	}{
+		{name: "unchanged whole file", deny: true},
+		{name: "sub-range of what was read", offset: 10, limit: 50, deny: true},
+		{name: "ten lines are below the token floor", offset: 1, limit: 10},
+		{name: "thirty lines are above it", offset: 1, limit: 30, deny: true},
+		{name: "content changed", setup: func(e *env, p string) {
+			require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("changed content line here\n", 100)), 0o644))
+		}},
+		{name: "mtime changed only", setup: func(e *env, p string) {
+			later := time.Now().Add(time.Hour)
+			require.NoError(t, os.Chtimes(p, later, later))
+		}},
+		{name: "file removed", setup: func(e *env, p string) { require.NoError(t, os.Remove(p)) }},
+		{name: "edited with Edit", setup: func(e *env, p string) { e.edit("Edit", p) }},
+		{name: "edited with Write", setup: func(e *env, p string) { e.edit("Write", p) }},
+		{name: "edited with MultiEdit", setup: func(e *env, p string) { e.edit("MultiEdit", p) }},
+		{name: "edited with NotebookEdit", setup: func(e *env, p string) { e.edit("NotebookEdit", p) }},
+		{name: "edited with sed -i", setup: func(e *env, p string) { e.bash("sed -i 's/x/y/' " + p) }},
+		{name: "redirect onto it", setup: func(e *env, p string) { e.bash("echo >> " + filepath.Base(p)) }},
+		{name: "git checkout", setup: func(e *env, p string) { e.bash("git checkout -- .") }},
+		{name: "mv onto it", setup: func(e *env, p string) { e.bash("mv other.go " + p) }},
+		{name: "session reset (compaction)", setup: func(e *env, p string) { require.NoError(t, e.s.ResetSession(e.sess)) }},
+		{name: "evicted by the proxy", setup: func(e *env, p string) {
+			require.NoError(t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Updated: time.Now(),
+				Files: map[string]visibility.File{p: {Evicted: true}}}))
+		}},
+		{name: "proxy shows it fully", setup: func(e *env, p string) {
+			require.NoError(t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Updated: time.Now(),
+				Files: map[string]visibility.File{p: {Visible: []visibility.Range{{Start: 1, End: 0}}}}}))
+		}, deny: true},
+		{name: "proxy shows only part", setup: func(e *env, p string) {
+			require.NoError(t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Updated: time.Now(),
+				Files: map[string]visibility.File{p: {Visible: []visibility.Range{{Start: 1, End: 20}}}}}))
+		}},
+		{name: "projection served after the read without it", setup: func(e *env, p string) {
+			require.NoError(t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Updated: time.Now().Add(time.Second),
+				Files: map[string]visibility.File{"/other": {}}}))
+		}},
+		{name: "projection export older than the read", setup: func(e *env, p string) {
+			require.NoError(t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Updated: time.Now().Add(-time.Hour),
+				Files: map[string]visibility.File{"/other": {}}}))
+		}, deny: true},
+		{name: "another agent's context", setup: func(e *env, p string) { e.agent = "worker-1" }},
+		{name: "disabled", setup: func(e *env, p string) { e.s.Cfg.Enabled = false }},
+		{name: "floor raised above the file", setup: func(e *env, p string) { e.s.Cfg.MinTokens = 100000 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			p := e.file("a.go", 100)
+			e.file("other.go", 3)
+			denied, _ := e.read(p, 0, 0)
+			require.False(t, denied)
+			if c.setup != nil {
+				c.setup(e, p)
+			}
+			denied, _ = e.read(p, c.offset, c.limit)
+			assert.Equal(t, c.deny, denied)
+		})
+	}
+}
+
+func TestRanges(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("r.go", 300)
+	denied, _ := e.read(p, 1, 100)
+	require.False(t, denied)
+	denied, _ = e.read(p, 50, 100) // lines 50-149: 100-149 unseen
+	assert.False(t, denied, "reaches unseen lines")
+	denied, _ = e.read(p, 20, 60)
+	assert.True(t, denied, "inside 1-149")
+	denied, _ = e.read(p, 140, 3)
+	assert.False(t, denied, "3 lines are below the token floor")
+	denied, reason := e.read(p, 0, 0)
+	assert.False(t, denied, "whole file reaches 150-300")
+	assert.Empty(t, reason)
+}
+
+func TestTinyFileNeverDenied(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("tiny.go", 5)
+	e.read(p, 0, 0)
+	denied, _ := e.read(p, 0, 0)
+	assert.False(t, denied)
+}
+
+func TestShellReads(t *testing.T) {
+	e := newEnv(t)
+	a := e.file("a.py", 80)
+	b := e.file("b.py", 80)
+	denied, _ := e.bash("cat a.py; cat b.py")
+	require.False(t, denied)
+	denied, reason := e.bash("cat a.py && cat b.py")
+	require.True(t, denied, "both unchanged")
+	assert.Contains(t, reason, a)
+	assert.Contains(t, reason, b)
+	denied, _ = e.bash("cat a.py && cat b.py")
+	assert.False(t, denied, "re-issue passes for both")
+	assert.Equal(t, int64(2), e.counters().Refunds)
+
+	denied, _ = e.bash("sed -n '10,40p' a.py")
+	assert.True(t, denied, "sub-range of a whole read")
+	denied, _ = e.bash("cat -n a.py | sed -n '10,40p'")
+	assert.False(t, denied, "the same lines re-issued another way use the grant")
+
+	e.file("new.py", 80)
+	denied, _ = e.bash("cat a.py; cat new.py")
+	assert.False(t, denied, "a command that also shows new content passes")
+	denied, _ = e.bash("cat a.py; pytest -q")
+	assert.False(t, denied, "a command that also runs something passes")
+
+	// A shell read does not satisfy Edit's need for a Read: the Read tool passes.
+	denied, _ = e.read(b, 0, 0)
+	assert.False(t, denied)
+	denied, _ = e.read(b, 0, 0)
+	assert.True(t, denied, "after a Read-tool read, a re-read is denied")
+}
+
+func TestNeverBlocked(t *testing.T) {
+	e := newEnv(t)
+	e.file("a.go", 100)
+	e.bash("cat a.go")
+	for _, cmd := range []string{
+		"pytest tests/ -x 2>&1 | tail -40",
+		"cat a.go | grep func",
+		"cat a.go > copy.go",
+		"curl -s http://x/a.go | sed -n '1,20p'",
+		"cat <<EOF > a2.go\nx\nEOF",
+	} {
+		denied, _ := e.bash(cmd)
+		assert.False(t, denied, cmd)
+	}
+	denied, _ := e.bash("pytest tests/ -x 2>&1 | tail -40")
+	assert.False(t, denied, "second identical test run")
+}
+
+func TestTailRecorded(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("log.txt", 200)
+	denied, _ := e.bash("tail -n 50 log.txt")
+	require.False(t, denied)
+	denied, _ = e.bash("sed -n '160,200p' log.txt")
+	assert.True(t, denied, "inside the last 50 lines")
+	c, err := e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	assert.Equal(t, []span{{151, 200}}, c.Files[p].Spans)
+}
+
+func TestTruncatedBashNotRecorded(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("big.txt", 1000)
+	ti := map[string]any{"command": "cat big.txt"}
+	require.NoError(t, e.s.Post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": strings.Repeat("x", BashOutputLimit)})))
+	c, err := e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	assert.NotContains(t, c.Files, p)
+}
+
+func TestLoopBreaker(t *testing.T) {
+	e := newEnv(t)
+	e.file("a.go", 3)
+	const cmd = "go   test ./..."
+	var got []bool
+	for i := 0; i < 7; i++ {
+		denied, reason := e.bash(cmd)
+		got = append(got, denied)
+		if denied {
+			assert.Contains(t, reason, "go test ./...")
+			assert.Contains(t, reason, "no edit")
+		}
+	}
+	assert.Equal(t, []bool{false, false, false, true, false, true, false}, got)
+	assert.Equal(t, int64(2), e.counters().LoopsBroken)
+
+	e.edit("Edit", filepath.Join(e.work, "a.go"))
+	for i := 0; i < 3; i++ {
+		denied, _ := e.bash(cmd)
+		assert.False(t, denied, "an edit resets the count")
+	}
+	denied, _ := e.bash(cmd)
+	assert.True(t, denied)
+	e.bash("echo x > a.go")
+	denied, _ = e.bash(cmd)
+	assert.False(t, denied, "a shell edit resets the count")
+
+	e.s.Cfg.LoopThreshold = 0
+	for i := 0; i < 5; i++ {
+		denied, _ := e.bash("ls")
+		assert.False(t, denied, "loop breaker off")
+	}
+}
+
+func TestResetSessionAllContexts(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("a.go", 100)
+	e.read(p, 0, 0)
+	e.agent = "w1"
+	e.read(p, 0, 0)
+	require.NoError(t, e.s.ResetSession(e.sess))
+	denied, _ := e.read(p, 0, 0)
+	assert.False(t, denied, "worker context reset")
+	e.agent = ""
+	denied, _ = e.read(p, 0, 0)
+	assert.False(t, denied, "main context reset")
+}
+
+func TestConcurrentHooks(t *testing.T) {
+	e := newEnv(t)
+	const n = 24
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = e.file(fmt.Sprintf("f%02d.go", i), 100)
+	}
+	var wg sync.WaitGroup
+	for _, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ti := map[string]any{"file_path": p}
+			assert.NoError(t, e.s.Post(e.input("PostToolUse", "Read", ti, nil)))
+		}()
+	}
+	wg.Wait()
+	c, err := e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	assert.Len(t, c.Files, n, "no recorded read lost")
+
+	// Parallel re-reads of the same file: every denial is counted once and
+	// each holds its grant consistently.
+	var mu sync.Mutex
+	denials := 0
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := e.s.Pre(e.input("PreToolUse", "Read", map[string]any{"file_path": paths[0]}, nil))
+			assert.NoError(t, err)
+			if d.Deny {
+				mu.Lock()
+				denials++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	cs := e.counters()
+	assert.Equal(t, int64(denials), cs.Denials)
+	assert.Equal(t, cs.Denials-cs.Refunds, cs.Blocked)
+	assert.Equal(t, (n+1)/2, denials, "deny, pass, deny, pass …")
+}
+
+func TestDescribe(t *testing.T) {
+	assert.Equal(t, "the whole file", describe([]span{{1, 50}}, 50))
+	assert.Equal(t, "lines 1-20, 30, 40-50", describe([]span{{1, 20}, {30, 30}, {40, 50}}, 60))
+}
+
+func TestCovered(t *testing.T) {
+	assert.True(t, covered([]span{{3, 9}}, []span{{1, 5}, {6, 10}}))
+	assert.False(t, covered([]span{{3, 12}}, []span{{1, 10}}))
+	assert.True(t, covered([]span{{1, 2}, {5, 6}}, []span{{1, 2}, {4, 8}}))
+	assert.False(t, covered([]span{{1, 2}}, nil))
+}
