@@ -1,0 +1,501 @@
+package projection
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// unchangedStub starts Claude Code's answer to a Read of a file it believes
+// is still in context.
+const unchangedStub = "File unchanged since last read."
+
+// clearedStub is Claude Code's placeholder for an old tool result it cleared.
+const clearedStub = "[Old tool result content cleared]"
+
+// served is one message as the projection serves it.
+type served struct {
+	role    string
+	blocks  [][]byte // canonical block JSON, no cache_control
+	kinds   []string // block types, parallel to blocks
+	tokens  int
+	snap    bool         // part of the world snapshot
+	orig    int          // index in the original messages; -1 for synthetic
+	current bool         // the final message, served in full
+	bp      map[int]bool // blocks that carry a breakpoint
+	extra   []byte       // the message's other fields, verbatim
+}
+
+// fold is the deterministic state of a conversation after its messages
+// have been read in order. Everything the projection serves is computed
+// here from the messages alone, so a fresh engine reproduces it.
+type fold struct {
+	cfg    resolved
+	world  *world
+	mem    *memory
+	step   int
+	uses   map[string]block // tool_use id → call
+	head   []served
+	snap   []served // the world snapshot at the last re-projection
+	tail   []served // curated messages since the checkpoint
+	extras [][]byte // user text blocks and system notes of folded messages, in order
+	// extrasAtCheckpoint is len(extras) covering messages before the checkpoint.
+	extrasAtCheckpoint int
+	pendingExtras      [][]byte // extras of tail messages (folded at the next re-projection)
+
+	headNotes [][]byte // snapshot notes carried by the goal message when the world is empty
+
+	snapTokens, tailTokens int
+
+	reprojections int
+	reprojected   bool // at the last step
+	evictions     int
+}
+
+// run folds msgs and returns the served messages.
+func run(cfg resolved, msgs []message) ([]served, *fold, error) {
+	f := &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}}
+	first := -1
+	for i, m := range msgs {
+		if m.role == "assistant" {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		first = len(msgs)
+	}
+	for i := 0; i < first; i++ {
+		f.head = append(f.head, f.render(msgs[i], i, false))
+	}
+	if !hasRole(f.head, "user") {
+		return nil, nil, fmt.Errorf("no user message before the first assistant message")
+	}
+	for i := first; i < len(msgs); i++ {
+		last := i == len(msgs)-1
+		m := msgs[i]
+		switch m.role {
+		case "assistant":
+			f.step++
+			f.reprojected = false
+			for _, b := range m.blocks {
+				if b.typ == "tool_use" {
+					f.uses[b.id] = b
+				}
+			}
+			s := f.render(m, i, false)
+			f.tail = append(f.tail, s)
+			f.tailTokens += s.tokens
+		case "user":
+			full := f.render(m, i, true)
+			cur := f.render(m, i, false)
+			// Re-project when the served size, with this turn in full,
+			// crosses the quantized ceiling. The checkpoint is the
+			// assistant message this turn answers, so the latest completed
+			// exchange stays verbatim.
+			if f.snapTokens+f.tailTokens+full.tokens > f.cfg.ceiling && f.tailTokens >= f.cfg.threshold/2 &&
+				len(f.tail) > 1 && f.tail[len(f.tail)-1].role == "assistant" {
+				f.reproject()
+			}
+			f.ingest(m)
+			f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
+			if last {
+				f.tail = append(f.tail, full)
+			} else {
+				f.tail = append(f.tail, cur)
+				f.tailTokens += cur.tokens
+			}
+		default: // role "system" inside messages, carried in place
+			s := f.render(m, i, false)
+			f.tail = append(f.tail, s)
+			f.tailTokens += s.tokens
+			f.pendingExtras = append(f.pendingExtras, s.blocks...)
+		}
+	}
+	out := make([]served, 0, len(f.head)+len(f.snap)+len(f.tail)+1)
+	out = append(out, f.head...)
+	if len(f.headNotes) > 0 {
+		for i := len(out) - 1; i >= 0; i-- {
+			if out[i].role == "user" {
+				h := &out[i]
+				h.blocks = append(append([][]byte(nil), h.blocks...), f.headNotes...)
+				h.kinds = append([]string(nil), h.kinds...)
+				for range f.headNotes {
+					h.kinds = append(h.kinds, "text")
+				}
+				break
+			}
+		}
+	}
+	out = append(out, f.snap...)
+	out = append(out, f.tail...)
+	if len(out) > 0 && out[len(out)-1].role == "user" {
+		if r := f.mem.reminder(); r != "" {
+			l := &out[len(out)-1]
+			l.blocks = append(append([][]byte(nil), l.blocks...), textBlock(r).raw)
+			l.kinds = append(append([]string(nil), l.kinds...), "text")
+		}
+	}
+	return out, f, nil
+}
+
+func hasRole(ms []served, role string) bool {
+	for _, m := range ms {
+		if m.role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// reproject folds every tail message but the last assistant one into the
+// world, evicts to the budget and renders a new snapshot.
+func (f *fold) reproject() {
+	keep := f.tail[len(f.tail)-1]
+	// Extras of the folded messages move into the snapshot.
+	f.extras = append(f.extras, f.pendingExtras...)
+	f.pendingExtras = nil
+	f.evictions += f.world.evict(f.cfg.budget, f.step)
+	f.headNotes = nil
+	f.snapTokens = 0
+	f.snap = f.renderSnapshot()
+	for _, s := range f.snap {
+		f.snapTokens += s.tokens
+	}
+	f.tail = []served{keep}
+	f.tailTokens = keep.tokens
+	f.reprojections++
+	f.reprojected = true
+}
+
+// renderSnapshot emits the world as paired exchanges, then the notes.
+func (f *fold) renderSnapshot() []served {
+	var out []served
+	entries := f.world.ordered()
+	for _, e := range entries {
+		id := syntheticID(e.key)
+		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
+		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
+		out = append(out,
+			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(string(use)), snap: true, orig: -1},
+			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens, snap: true, orig: -1},
+		)
+	}
+	notes := f.notes()
+	if len(notes) == 0 {
+		return out
+	}
+	if len(out) == 0 {
+		// No world: the notes ride on the goal message.
+		f.headNotes = notes
+		f.snapTokens += blocksTokens(f.cfg.tok, notes)
+		return nil
+	}
+	l := &out[len(out)-1]
+	l.blocks = append(l.blocks, notes...)
+	for range notes {
+		l.kinds = append(l.kinds, "text")
+	}
+	l.tokens += blocksTokens(f.cfg.tok, notes)
+	return out
+}
+
+func blocksTokens(tok func(string) int, bs [][]byte) int {
+	n := 0
+	for _, b := range bs {
+		n += tok(string(b))
+	}
+	return n
+}
+
+// notes are the snapshot's text blocks: what was dropped and how to get it
+// back, then the user's later messages and system notes, verbatim.
+func (f *fold) notes() [][]byte {
+	var out [][]byte
+	if len(f.world.evicted) > 0 {
+		keys := sortedKeys(f.world.evicted)
+		var sb strings.Builder
+		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed; if you need one again, repeat the call (it is not a loop):\n")
+		for _, k := range keys {
+			sb.WriteString("- ")
+			sb.WriteString(f.world.evicted[k])
+			sb.WriteByte('\n')
+		}
+		sb.WriteString("</system-reminder>")
+		out = append(out, textBlock(sb.String()).raw)
+	}
+	return append(out, f.extras...)
+}
+
+// userExtras are the text blocks of a user message that must survive
+// folding: the user's words, not Claude Code's volatile reminders.
+func userExtras(m message) [][]byte {
+	var out [][]byte
+	for _, b := range m.blocks {
+		if b.typ != "text" {
+			continue
+		}
+		t := strings.TrimSpace(b.text)
+		if t == "" || (strings.HasPrefix(t, "<system-reminder>") && strings.HasSuffix(t, "</system-reminder>")) {
+			continue
+		}
+		out = append(out, b.raw)
+	}
+	return out
+}
+
+// render produces a message's served form. full is the current turn's form:
+// nothing curated away.
+func (f *fold) render(m message, orig int, full bool) served {
+	s := served{role: m.role, orig: orig, current: full, extra: m.extra}
+	for _, b := range m.blocks {
+		raw := b.raw
+		if b.typ == "tool_result" {
+			raw = f.curateResult(b, full)
+		}
+		if (b.typ == "text" && b.text == "") || len(raw) == 0 {
+			continue // empty text blocks are invalid
+		}
+		s.blocks = append(s.blocks, raw)
+		s.kinds = append(s.kinds, b.typ)
+		s.tokens += f.cfg.tok(string(raw))
+	}
+	if len(s.blocks) == 0 {
+		s.blocks = [][]byte{textBlock("(empty)").raw}
+		s.kinds = []string{"text"}
+	}
+	return s
+}
+
+// curateResult restores evicted content behind Claude Code's unchanged stub
+// and, outside the current turn, shortens very large non-Read output to its
+// head and tail with a note on how to see the rest.
+func (f *fold) curateResult(b block, full bool) []byte {
+	use, ok := f.uses[b.toolUseID]
+	if !ok {
+		return b.raw
+	}
+	if use.name == "Read" && strings.HasPrefix(strings.TrimSpace(b.text), unchangedStub) {
+		path := use.input.Get("file_path").String()
+		if e, ok := f.world.observed[path]; ok && !f.visible(path) {
+			return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, e.content)
+		}
+	}
+	if full || use.name == "Read" || b.images > 0 {
+		return b.raw
+	}
+	limit := f.cfg.resultCap
+	if f.cfg.tok(b.text) <= limit {
+		return b.raw
+	}
+	short := digest(b.text, f.cfg.tok(b.text), use)
+	out := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s`, b.toolUseID, jsonString(short))
+	if b.isError {
+		out = append(out, `,"is_error":true`...)
+	}
+	return append(out, '}')
+}
+
+// visible reports whether a file's full content is in the served context:
+// in the snapshot world or in a tail Read result.
+func (f *fold) visible(path string) bool {
+	if e, ok := f.world.entries[path]; ok && f.inSnapshot(e.key) {
+		return true
+	}
+	for _, s := range f.tail {
+		for i, k := range s.kinds {
+			if k != "tool_result" {
+				continue
+			}
+			id := gjson.GetBytes(s.blocks[i], "tool_use_id").String()
+			if u, ok := f.uses[id]; ok && u.name == "Read" && u.input.Get("file_path").String() == path &&
+				!strings.HasPrefix(strings.TrimSpace(gjson.GetBytes(s.blocks[i], "content").String()), unchangedStub) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (f *fold) inSnapshot(key string) bool {
+	id := syntheticID(key)
+	for _, s := range f.snap {
+		if s.role == "assistant" && gjson.GetBytes(s.blocks[0], "id").String() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// digest keeps the first and last lines of a long output.
+func digest(text string, tokens int, use block) string {
+	lines := strings.Split(text, "\n")
+	const headN, tailN = 40, 20
+	if len(lines) <= headN+tailN {
+		// Few but long lines: cut by bytes.
+		const keep = 6000
+		if len(text) <= 2*keep {
+			return text
+		}
+		return text[:keep] + fmt.Sprintf("\n[... ~%d tokens omitted by synaxi; %s ...]\n", tokens-(2*keep)/4, rerunHint(use)) + text[len(text)-keep:]
+	}
+	omitted := len(lines) - headN - tailN
+	return strings.Join(lines[:headN], "\n") +
+		fmt.Sprintf("\n[... %d lines omitted by synaxi; %s ...]\n", omitted, rerunHint(use)) +
+		strings.Join(lines[len(lines)-tailN:], "\n")
+}
+
+func rerunHint(use block) string {
+	if use.name == "Bash" {
+		return "re-run the command (piping through sed -n or grep) to see them"
+	}
+	return "repeat the call to see them"
+}
+
+// ingest folds a user message's tool results into the world and memory.
+func (f *fold) ingest(m message) {
+	for _, b := range m.blocks {
+		if b.typ != "tool_result" {
+			continue
+		}
+		use, ok := f.uses[b.toolUseID]
+		if !ok {
+			continue
+		}
+		f.observe(use, b)
+	}
+}
+
+func (f *fold) observe(use block, res block) {
+	in := use.input
+	text := res.text
+	inputs := map[string]string{"command": in.Get("command").String()}
+	f.mem.observe(use.name, inputs, text, res.isError)
+	if res.isError || strings.HasPrefix(strings.TrimSpace(text), clearedStub) {
+		return
+	}
+	step := f.step
+	switch use.name {
+	case "Read":
+		path := in.Get("file_path").String()
+		if path == "" {
+			return
+		}
+		if strings.HasPrefix(strings.TrimSpace(text), unchangedStub) {
+			f.world.touch(path, step)
+			if e, ok := f.world.observed[path]; ok {
+				if _, in := f.world.entries[path]; !in {
+					f.world.put(e, step) // restored content is back in view
+				}
+			}
+			return
+		}
+		e := &entry{key: path, tool: "Read", path: path, content: res.content, text: text}
+		if res.content == nil {
+			e.content = jsonString(text)
+		}
+		_, e.firstLine, e.lastLine, e.numbered, _ = parseNumbered(text)
+		if in.Get("offset").Exists() || in.Get("limit").Exists() {
+			e.partial = true
+			e.key = fmt.Sprintf("%s#%s:%s", path, in.Get("offset").Raw, in.Get("limit").Raw)
+			e.input = []byte(in.Raw)
+		} else {
+			e.input = jsonObject("file_path", path)
+		}
+		f.world.put(e, step)
+	case "Write":
+		path := in.Get("file_path").String()
+		if path == "" {
+			return
+		}
+		lines := strings.Split(strings.TrimSuffix(in.Get("content").String(), "\n"), "\n")
+		style := numbering{sep: "\t"}
+		if old, ok := f.world.observed[path]; ok && old.numbered.sep != "" {
+			style = old.numbered
+		}
+		text := renderNumbered(lines, style)
+		f.world.put(&entry{key: path, tool: "Read", path: path, input: jsonObject("file_path", path),
+			content: jsonString(text), text: text, numbered: style, firstLine: 1, lastLine: len(lines)}, step)
+	case "Edit", "MultiEdit":
+		path := in.Get("file_path").String()
+		e, ok := f.world.entries[path]
+		if !ok {
+			delete(f.world.observed, path) // stale now; never restore it
+			return
+		}
+		if ne := applyEdit(e, use); ne != nil {
+			f.world.put(ne, step)
+			return
+		}
+		f.world.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path))
+		delete(f.world.observed, path)
+	case "Bash":
+		cmd := in.Get("command").String()
+		if cmd == "" {
+			return
+		}
+		content := res.content
+		if f.cfg.tok(text) > f.cfg.resultCap {
+			content = jsonString(digest(text, f.cfg.tok(text), use))
+		}
+		if content == nil {
+			content = jsonString(text)
+		}
+		f.world.put(&entry{key: "cmd:" + cmd, tool: "Bash", input: jsonObject("command", cmd), content: content, text: text}, step)
+	case "Grep", "Glob":
+		key := strings.ToLower(use.name) + ":" + in.Raw
+		content := res.content
+		if f.cfg.tok(text) > f.cfg.resultCap {
+			content = jsonString(digest(text, f.cfg.tok(text), use))
+		}
+		if content == nil {
+			content = jsonString(text)
+		}
+		f.world.put(&entry{key: key, tool: use.name, input: []byte(in.Raw), content: content, text: text}, step)
+	}
+}
+
+// applyEdit applies an Edit (or MultiEdit) to a whole-file Read entry;
+// nil when it cannot be applied exactly.
+func applyEdit(e *entry, use block) *entry {
+	if e.partial || e.numbered.sep == "" {
+		return nil
+	}
+	lines, first, _, _, ok := parseNumbered(e.text)
+	if !ok || first != 1 {
+		return nil
+	}
+	src := strings.Join(lines, "\n")
+	type edit struct {
+		old, new string
+		all      bool
+	}
+	var edits []edit
+	in := use.input
+	if use.name == "MultiEdit" {
+		in.Get("edits").ForEach(func(_, v gjson.Result) bool {
+			edits = append(edits, edit{v.Get("old_string").String(), v.Get("new_string").String(), v.Get("replace_all").Bool()})
+			return true
+		})
+	} else {
+		edits = append(edits, edit{in.Get("old_string").String(), in.Get("new_string").String(), in.Get("replace_all").Bool()})
+	}
+	for _, ed := range edits {
+		if ed.old == "" || !strings.Contains(src, ed.old) {
+			return nil
+		}
+		if ed.all {
+			src = strings.ReplaceAll(src, ed.old, ed.new)
+		} else {
+			if strings.Count(src, ed.old) != 1 {
+				return nil
+			}
+			src = strings.Replace(src, ed.old, ed.new, 1)
+		}
+	}
+	nl := strings.Split(src, "\n")
+	text := renderNumbered(nl, e.numbered)
+	return &entry{key: e.key, tool: "Read", path: e.path, input: e.input, content: jsonString(text), text: text,
+		numbered: e.numbered, firstLine: 1, lastLine: len(nl)}
+}

@@ -1,0 +1,219 @@
+package projection
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
+)
+
+// block is one content block of a message, in canonical form: its JSON has
+// no cache_control anywhere (client markers are replaced by ours).
+type block struct {
+	raw []byte // canonical JSON
+	typ string
+
+	// tool_use
+	id    string
+	name  string
+	input gjson.Result
+
+	// tool_result
+	toolUseID string
+	isError   bool
+	content   []byte // the result's raw "content" (string or array JSON); nil if absent
+	text      string // the result's text (text parts joined), or a text block's text
+	images    int    // image parts of a tool_result
+}
+
+// message is one entry of the request's messages, canonical: content is
+// always a list of blocks.
+type message struct {
+	role   string
+	blocks []block
+	extra  []byte // other fields of the message (",\"output_config\":{…}"), verbatim
+}
+
+var errNoMessages = errors.New("request has no messages")
+
+// parseMessages reads body's messages into canonical form.
+func parseMessages(body []byte) ([]message, error) {
+	ms := gjson.GetBytes(body, "messages")
+	if !ms.IsArray() {
+		return nil, errNoMessages
+	}
+	var out []message
+	var err error
+	ms.ForEach(func(_, m gjson.Result) bool {
+		role := m.Get("role").String()
+		if role == "" {
+			err = fmt.Errorf("message %d has no role", len(out))
+			return false
+		}
+		msg := message{role: role}
+		m.ForEach(func(k, v gjson.Result) bool {
+			if k.Str != "role" && k.Str != "content" {
+				msg.extra = append(msg.extra, ',')
+				msg.extra = append(msg.extra, k.Raw...)
+				msg.extra = append(msg.extra, ':')
+				msg.extra = append(msg.extra, v.Raw...)
+			}
+			return true
+		})
+		c := m.Get("content")
+		switch {
+		case c.Type == gjson.String:
+			msg.blocks = []block{textBlock(c.Str)}
+		case c.IsArray():
+			c.ForEach(func(_, b gjson.Result) bool {
+				var pb block
+				pb, err = parseBlock([]byte(b.Raw))
+				if err != nil {
+					return false
+				}
+				msg.blocks = append(msg.blocks, pb)
+				return true
+			})
+		default:
+			err = fmt.Errorf("message %d has content of type %s", len(out), c.Type)
+		}
+		if err != nil {
+			return false
+		}
+		out = append(out, msg)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errNoMessages
+	}
+	return out, nil
+}
+
+// textBlock is a canonical text block.
+func textBlock(s string) block {
+	raw, _ := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", s})
+	return block{raw: raw, typ: "text", text: s}
+}
+
+// parseBlock canonicalises one content block.
+func parseBlock(raw []byte) (block, error) {
+	if !gjson.ValidBytes(raw) || raw[0] != '{' {
+		return block{}, fmt.Errorf("content block is not an object")
+	}
+	raw = stripCacheControl(raw)
+	r := gjson.ParseBytes(raw)
+	b := block{raw: raw, typ: r.Get("type").String()}
+	switch b.typ {
+	case "text":
+		b.text = r.Get("text").String()
+	case "tool_use", "server_tool_use":
+		b.id = r.Get("id").String()
+		b.name = r.Get("name").String()
+		b.input = r.Get("input")
+	case "tool_result":
+		b.toolUseID = r.Get("tool_use_id").String()
+		b.isError = r.Get("is_error").Bool()
+		c := r.Get("content")
+		if c.Exists() {
+			b.content = []byte(c.Raw)
+		}
+		b.text, b.images = resultText(c)
+	}
+	return b, nil
+}
+
+// resultText joins the text parts of a tool_result's content and counts its
+// images.
+func resultText(c gjson.Result) (string, int) {
+	if c.Type == gjson.String {
+		return c.Str, 0
+	}
+	if !c.IsArray() {
+		return "", 0
+	}
+	var sb strings.Builder
+	images := 0
+	c.ForEach(func(_, p gjson.Result) bool {
+		switch p.Get("type").String() {
+		case "text":
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(p.Get("text").String())
+		case "image", "document":
+			images++
+		}
+		return true
+	})
+	return sb.String(), images
+}
+
+var cacheControlKey = []byte(`"cache_control"`)
+
+// stripCacheControl removes cache_control from a block and from the parts
+// of a tool_result's content.
+func stripCacheControl(raw []byte) []byte {
+	if !bytes.Contains(raw, cacheControlKey) {
+		return raw
+	}
+	out := raw
+	if gjson.GetBytes(out, "cache_control").Exists() {
+		out, _ = sjson.DeleteBytes(out, "cache_control")
+	}
+	if c := gjson.GetBytes(out, "content"); c.IsArray() {
+		n := len(c.Array())
+		for i := n - 1; i >= 0; i-- {
+			p := fmt.Sprintf("content.%d.cache_control", i)
+			if gjson.GetBytes(out, p).Exists() {
+				out, _ = sjson.DeleteBytes(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// clientTTL returns "1h" when any client cache_control asks for a one-hour
+// time to live, else "" (the default five minutes).
+func clientTTL(body []byte) string {
+	if !bytes.Contains(body, []byte(`"1h"`)) {
+		return ""
+	}
+	found := ""
+	var walk func(r gjson.Result)
+	walk = func(r gjson.Result) {
+		if found != "" {
+			return
+		}
+		if r.IsObject() {
+			if r.Get("cache_control.ttl").String() == "1h" {
+				found = "1h"
+				return
+			}
+			if c := r.Get("content"); c.IsArray() {
+				walk(c)
+			}
+			return
+		}
+		if r.IsArray() {
+			r.ForEach(func(_, v gjson.Result) bool { walk(v); return found == "" })
+		}
+	}
+	for _, k := range []string{"system", "tools"} {
+		walk(gjson.GetBytes(body, k))
+	}
+	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
+		walk(m.Get("content"))
+		return found == ""
+	})
+	return found
+}

@@ -1,0 +1,472 @@
+// Package projection is synaxi's projection engine: it turns the worker's
+// ever-growing Claude Code transcript into a bounded, cache-stable request.
+//
+// The served messages are the goal (everything before the first assistant
+// message, verbatim), a snapshot of the world — durable observations keyed
+// by identity (file path, `cmd:<command>`, search keys) re-emitted as paired
+// tool_use/tool_result exchanges with deterministic ids, followed by a note
+// naming what was dropped and how to get it back — and the tail: every
+// message since the last re-projection point, appended as the client sent
+// it (large non-Read output shortened once it is no longer the current
+// turn). Operational memory rides in a <system-reminder> on the final
+// message only.
+//
+// Re-projection happens only at deterministic points: when the served size,
+// with the current turn in full, crosses budget + threshold. Between points
+// request n+1 re-serves request n's messages byte-identical, except the
+// previous current turn, which takes its curated form exactly once. All of
+// it is a pure function of the request's messages and the configuration:
+// the fold is recomputed from the messages on every request, so a restarted
+// proxy serves identical bytes.
+package projection
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/tokens"
+	"github.com/synaxi/synaxi/internal/visibility"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
+)
+
+// Contract is the lean loop contract served after Claude Code's identity.
+const Contract = `You are an autonomous coding agent working in the user's repository through tools.
+- Work in a loop: look at the latest tool result, act with a tool, look again.
+- Read a file before you edit it; use Edit for small changes and Write for new files.
+- After changing code, run the tests or the task's check and trust only real results.
+- Never repeat a failed call unchanged: use the error to change approach.
+- Results already shown in this conversation are current; a note may list results that were dropped to save space: repeat such a call if you need it again.
+- When the task is done and proven by a tool result, stop and give a short summary.`
+
+// coreTools are kept when tools are trimmed.
+var coreTools = []string{"Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "Glob", "NotebookEdit", "TodoWrite"}
+
+// Config is the engine's configuration.
+type Config struct {
+	// BudgetTokens is the world budget; 0 sizes it to the model's window.
+	BudgetTokens int
+	// ThresholdTokens is the quantization step; 0 derives it from the budget.
+	ThresholdTokens int
+	// TrimTools drops tool schemas outside the core set the conversation
+	// has not called.
+	TrimTools bool
+	// Tokens estimates the tokens of a text; nil uses internal/tokens.
+	Tokens func(string) int
+	// Now stamps visibility exports; nil uses time.Now.
+	Now func() time.Time
+}
+
+// FromConfig takes the projection keys of synaxi's configuration.
+func FromConfig(c config.Projection) Config {
+	return Config{BudgetTokens: c.BudgetTokens, ThresholdTokens: c.ThresholdTokens, TrimTools: c.TrimTools}
+}
+
+// resolved is a Config applied to one request's model.
+type resolved struct {
+	budget, threshold, ceiling int
+	resultCap                  int
+	tok                        func(string) int
+}
+
+// Window returns the context window of a model in tokens: 1M when the
+// request opts into the long context beta, else 200K.
+func Window(model string, beta string) int {
+	if strings.Contains(beta, "context-1m") || strings.HasSuffix(model, "[1m]") {
+		return 1_000_000
+	}
+	return 200_000
+}
+
+// Budget is the world budget for a model window when none is configured:
+// an eighth of the window.
+func Budget(window int) int { return window / 8 }
+
+func (c Config) resolve(window int) resolved {
+	r := resolved{budget: c.BudgetTokens, threshold: c.ThresholdTokens, tok: c.Tokens}
+	if r.budget <= 0 {
+		r.budget = Budget(window)
+	}
+	if r.threshold <= 0 {
+		r.threshold = r.budget / 2
+	}
+	r.ceiling = r.budget + r.threshold
+	r.resultCap = max(2000, r.budget/8)
+	if r.tok == nil {
+		r.tok = tokens.Estimate
+	}
+	return r
+}
+
+// Engine projects worker requests. It holds no per-conversation state and
+// is safe for concurrent use.
+type Engine struct {
+	cfg Config
+}
+
+// New returns an engine.
+func New(cfg Config) *Engine { return &Engine{cfg: cfg} }
+
+var _ gate.Projector = (*Engine)(nil)
+
+// Result is a projection with its bookkeeping, for tests and the replay.
+type Result struct {
+	Body        []byte
+	Stats       ledger.ProjectionStats
+	Visibility  *visibility.Export
+	Breakpoints int
+	// Served is the number of messages of the head and snapshot (the part
+	// that only changes at re-projection points).
+	StableMessages int
+	Reprojected    bool
+}
+
+// Project implements gate.Projector.
+func (e *Engine) Project(ctx context.Context, in *gate.Input) (*gate.Output, error) {
+	beta := ""
+	if in.Header != nil {
+		beta = in.Header.Get("anthropic-beta")
+	}
+	r, err := e.ProjectBody(ctx, in.Body, beta)
+	if err != nil {
+		return nil, err
+	}
+	if r.Visibility != nil {
+		r.Visibility.Session, r.Visibility.Agent = in.Session, in.Agent
+		if r.Visibility.Agent == "" {
+			r.Visibility.Agent = visibility.MainAgent
+		}
+	}
+	return &gate.Output{Body: r.Body, Stats: r.Stats, Visibility: r.Visibility}, nil
+}
+
+// ProjectBody projects one Messages request body.
+func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !gjson.ValidBytes(body) {
+		return nil, errors.New("request body is not valid JSON")
+	}
+	model := gjson.GetBytes(body, "model").String()
+	cfg := e.cfg.resolve(Window(model, beta))
+	msgs, err := parseMessages(body)
+	if err != nil {
+		return nil, err
+	}
+	out, f, err := run(cfg, msgs)
+	if err != nil {
+		return nil, err
+	}
+	ttl := clientTTL(body)
+	sys, err := projectSystem(gjson.GetBytes(body, "system"))
+	if err != nil {
+		return nil, err
+	}
+	tools := projectTools(gjson.GetBytes(body, "tools"), e.cfg.TrimTools, out)
+	bps := placeBreakpoints(sys, out, len(f.head)+len(f.snap))
+	served := assemble(body, sys, tools, out, ttl)
+	now := time.Now
+	if e.cfg.Now != nil {
+		now = e.cfg.Now
+	}
+	vis := f.visibility(now())
+	stats := ledger.ProjectionStats{
+		OriginalMessages: len(msgs),
+		ServedMessages:   len(out),
+		OriginalBytes:    len(body),
+		ServedBytes:      len(served),
+		WorldEntries:     len(f.world.entries),
+		Evicted:          len(f.world.evicted),
+		Reprojected:      f.reprojected,
+		Breakpoints:      bps,
+		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d", cfg.budget, cfg.ceiling, f.reprojections),
+	}
+	return &Result{Body: served, Stats: stats, Visibility: vis, Breakpoints: bps,
+		StableMessages: len(f.head) + len(f.snap), Reprojected: f.reprojected}, nil
+}
+
+// sysBlock is one system text block of the served request.
+type sysBlock struct {
+	text string
+	bp   bool
+}
+
+// projectSystem keeps Claude Code's billing header and identity block, in
+// their order, and appends the loop contract.
+func projectSystem(sys gjson.Result) ([]sysBlock, error) {
+	var out []sysBlock
+	keep := func(t string) {
+		if strings.HasPrefix(t, "x-anthropic-billing-header") || isIdentity(t) {
+			out = append(out, sysBlock{text: t})
+		}
+	}
+	switch {
+	case sys.Type == gjson.String:
+		// A single string: its identity line, if it starts with one.
+		if line, _, _ := strings.Cut(sys.Str, "\n"); isIdentity(line) {
+			out = append(out, sysBlock{text: line})
+		}
+	case sys.IsArray():
+		sys.ForEach(func(_, b gjson.Result) bool {
+			keep(b.Get("text").String())
+			return true
+		})
+	}
+	if !slices.ContainsFunc(out, func(b sysBlock) bool { return isIdentity(b.text) }) {
+		out = append(out, sysBlock{text: "You are Claude Code, Anthropic's official CLI for Claude."})
+	}
+	return append(out, sysBlock{text: Contract}), nil
+}
+
+func isIdentity(t string) bool {
+	return strings.HasPrefix(t, "You are Claude Code") || strings.HasPrefix(t, "You are a Claude agent")
+}
+
+// projectTools strips tool cache_control and, when trimming, keeps the core
+// tools, deferred-loading placeholders and every tool the served messages
+// call. The list is never emptied by trimming.
+func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
+	if !tools.IsArray() {
+		return nil
+	}
+	called := map[string]bool{}
+	if trim {
+		for _, m := range msgs {
+			for i, k := range m.kinds {
+				if k == "tool_use" {
+					called[gjson.GetBytes(m.blocks[i], "name").String()] = true
+				}
+			}
+		}
+	}
+	var all, kept [][]byte
+	tools.ForEach(func(_, t gjson.Result) bool {
+		raw := stripCacheControl([]byte(t.Raw))
+		all = append(all, raw)
+		name := t.Get("name").String()
+		if !trim || called[name] || slices.Contains(coreTools, name) || t.Get("defer_loading").Bool() || t.Get("type").Exists() {
+			kept = append(kept, raw)
+		}
+		return true
+	})
+	if len(kept) == 0 {
+		return all
+	}
+	return kept
+}
+
+// placeBreakpoints marks at most 4 byte-stable positions: the last system
+// block, the end of the snapshot (or goal), and the last two assistant
+// messages of the tail (the previous request wrote the older one, this
+// request writes the newer). It returns how many were placed.
+func placeBreakpoints(sys []sysBlock, msgs []served, stable int) int {
+	n := 0
+	if len(sys) > 0 {
+		sys[len(sys)-1].bp = true
+		n++
+	}
+	mark := func(i int) bool {
+		if i < 0 || i >= len(msgs) {
+			return false
+		}
+		m := &msgs[i]
+		for j := len(m.blocks) - 1; j >= 0; j-- {
+			switch m.kinds[j] {
+			case "thinking", "redacted_thinking":
+				continue
+			case "text":
+				if gjson.GetBytes(m.blocks[j], "text").String() == "" {
+					continue
+				}
+			}
+			if m.bp == nil {
+				m.bp = map[int]bool{}
+			}
+			if m.bp[j] {
+				return false
+			}
+			m.bp[j] = true
+			return true
+		}
+		return false
+	}
+	if mark(stable - 1) {
+		n++
+	}
+	found := 0
+	for i := len(msgs) - 2; i >= stable && found < 2 && n < 4; i-- {
+		if msgs[i].role == "assistant" {
+			found++
+			if mark(i) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// assemble writes the served body: the client's top-level fields in their
+// order with system, tools and messages replaced.
+func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl string) []byte {
+	cc := `{"type":"ephemeral"}`
+	if ttl != "" {
+		cc = `{"type":"ephemeral","ttl":"` + ttl + `"}`
+	}
+	var b bytes.Buffer
+	b.Grow(len(body))
+	b.WriteByte('{')
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+	}
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "system":
+			sep()
+			b.WriteString(`"system":[`)
+			for i, s := range sys {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`{"type":"text","text":`)
+				b.Write(jsonString(s.text))
+				if s.bp {
+					b.WriteString(`,"cache_control":`)
+					b.WriteString(cc)
+				}
+				b.WriteByte('}')
+			}
+			b.WriteByte(']')
+		case "tools":
+			if len(tools) == 0 {
+				return true // never send an empty tools list
+			}
+			sep()
+			b.WriteString(`"tools":[`)
+			b.Write(bytes.Join(tools, []byte(",")))
+			b.WriteByte(']')
+		case "tool_choice":
+			if len(tools) == 0 {
+				return true
+			}
+			sep()
+			b.WriteString(k.Raw + ":" + v.Raw)
+		case "messages":
+			sep()
+			b.WriteString(`"messages":[`)
+			for i, m := range msgs {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`{"role":`)
+				b.Write(jsonString(m.role))
+				b.WriteString(`,"content":[`)
+				for j, blk := range m.blocks {
+					if j > 0 {
+						b.WriteByte(',')
+					}
+					if m.bp[j] {
+						b.Write(blk[:len(blk)-1])
+						b.WriteString(`,"cache_control":`)
+						b.WriteString(cc)
+						b.WriteByte('}')
+					} else {
+						b.Write(blk)
+					}
+				}
+				b.WriteByte(']')
+				b.Write(m.extra)
+				b.WriteByte('}')
+			}
+			b.WriteByte(']')
+		case "cache_control":
+			// Top-level automatic caching would take a fifth slot.
+		default:
+			sep()
+			b.WriteString(k.Raw + ":" + v.Raw)
+		}
+		return true
+	})
+	if !gjson.GetBytes(body, "system").Exists() {
+		// The identity and contract are always served.
+		b.WriteString(`,"system":[`)
+		for i, s := range sys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`{"type":"text","text":`)
+			b.Write(jsonString(s.text))
+			if s.bp {
+				b.WriteString(`,"cache_control":` + cc)
+			}
+			b.WriteByte('}')
+		}
+		b.WriteByte(']')
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// visibility lists the files whose content the served request shows, with
+// their line ranges, and the files that were read but dropped.
+func (f *fold) visibility(now time.Time) *visibility.Export {
+	files := map[string]visibility.File{}
+	for _, e := range f.world.entries {
+		if e.path == "" || !f.inSnapshot(e.key) {
+			continue
+		}
+		addRange(files, e.path, e.firstLine, e.lastLine)
+	}
+	for _, s := range f.tail {
+		for i, k := range s.kinds {
+			if k != "tool_result" {
+				continue
+			}
+			id := gjson.GetBytes(s.blocks[i], "tool_use_id").String()
+			u, ok := f.uses[id]
+			if !ok || u.name != "Read" {
+				continue
+			}
+			text := gjson.GetBytes(s.blocks[i], "content").String()
+			_, first, last, _, ok := parseNumbered(text)
+			if !ok {
+				continue
+			}
+			addRange(files, u.input.Get("file_path").String(), first, last)
+		}
+	}
+	for k := range f.world.evicted {
+		path, _, _ := strings.Cut(k, "#")
+		if strings.HasPrefix(k, "cmd:") || strings.HasPrefix(k, "grep:") || strings.HasPrefix(k, "glob:") {
+			continue
+		}
+		fv := files[path]
+		if len(fv.Visible) == 0 {
+			fv.Evicted = true
+		}
+		files[path] = fv
+	}
+	return &visibility.Export{V: visibility.Version, Updated: now, Files: files}
+}
+
+func addRange(files map[string]visibility.File, path string, first, last int) {
+	if path == "" || first <= 0 {
+		return
+	}
+	fv := files[path]
+	fv.Visible = append(fv.Visible, visibility.Range{Start: first, End: last})
+	fv.Evicted = false
+	files[path] = fv
+}

@@ -1,0 +1,251 @@
+// Package validate checks that a Messages API request body is one the
+// upstream accepts: the rules the projection must never break (pairing of
+// tool calls and results, alternating roles, at most four cache
+// breakpoints, thinking blocks with their signatures, no empty tools).
+package validate
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/tidwall/gjson"
+)
+
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// MaxBreakpoints is the API's limit on cache_control markers.
+const MaxBreakpoints = 4
+
+// Request returns the first rule body breaks, or nil.
+func Request(body []byte) error {
+	if !gjson.ValidBytes(body) {
+		return errors.New("body is not valid JSON")
+	}
+	r := gjson.ParseBytes(body)
+	if !r.Get("model").Exists() || r.Get("model").String() == "" {
+		return errors.New("model: field required")
+	}
+	if !r.Get("max_tokens").Exists() {
+		return errors.New("max_tokens: field required")
+	}
+	bps := 0
+	var ttls []string
+	countCC := func(where string, b gjson.Result) error {
+		cc := b.Get("cache_control")
+		if !cc.Exists() {
+			return nil
+		}
+		if cc.Get("type").String() != "ephemeral" {
+			return fmt.Errorf("%s: cache_control.type must be ephemeral", where)
+		}
+		bps++
+		ttl := cc.Get("ttl").String()
+		if ttl == "" {
+			ttl = "5m"
+		}
+		ttls = append(ttls, ttl)
+		return nil
+	}
+	// tools
+	hasTools := false
+	if t := r.Get("tools"); t.Exists() {
+		if !t.IsArray() || len(t.Array()) == 0 {
+			return errors.New("tools: must be a non-empty list when present")
+		}
+		hasTools = true
+		seen := map[string]bool{}
+		for i, tool := range t.Array() {
+			name := tool.Get("name").String()
+			if !toolName.MatchString(name) {
+				return fmt.Errorf("tools.%d.name: %q does not match %s", i, name, toolName)
+			}
+			if seen[name] {
+				return fmt.Errorf("tools: tool names must be unique (%q)", name)
+			}
+			seen[name] = true
+			if !tool.Get("type").Exists() && !tool.Get("input_schema").IsObject() {
+				return fmt.Errorf("tools.%d.input_schema: field required", i)
+			}
+			if err := countCC(fmt.Sprintf("tools.%d", i), tool); err != nil {
+				return err
+			}
+		}
+	}
+	if tc := r.Get("tool_choice"); tc.Exists() && !hasTools {
+		return errors.New("tool_choice: requires tools")
+	}
+	// system
+	if s := r.Get("system"); s.Exists() {
+		switch {
+		case s.Type == gjson.String:
+		case s.IsArray():
+			for i, b := range s.Array() {
+				if b.Get("type").String() != "text" {
+					return fmt.Errorf("system.%d.type: must be text", i)
+				}
+				if b.Get("text").String() == "" {
+					return fmt.Errorf("system.%d: text content blocks must be non-empty", i)
+				}
+				if err := countCC(fmt.Sprintf("system.%d", i), b); err != nil {
+					return err
+				}
+			}
+		default:
+			return errors.New("system: must be a string or a list of text blocks")
+		}
+	}
+	// messages
+	ms := r.Get("messages")
+	if !ms.IsArray() || len(ms.Array()) == 0 {
+		return errors.New("messages: must be a non-empty list")
+	}
+	prevRole := ""
+	var pending map[string]bool // tool_use ids awaiting results
+	ids := map[string]bool{}
+	toolBlocks := false
+	for i, m := range ms.Array() {
+		role := m.Get("role").String()
+		where := fmt.Sprintf("messages.%d", i)
+		var blocks []gjson.Result
+		c := m.Get("content")
+		switch {
+		case c.Type == gjson.String:
+			if c.Str == "" && role != "assistant" {
+				return fmt.Errorf("%s: content must be non-empty", where)
+			}
+		case c.IsArray():
+			blocks = c.Array()
+			if len(blocks) == 0 {
+				return fmt.Errorf("%s: content must be non-empty", where)
+			}
+		default:
+			return fmt.Errorf("%s.content: must be a string or a list", where)
+		}
+		for j, b := range blocks {
+			bw := fmt.Sprintf("%s.content.%d", where, j)
+			typ := b.Get("type").String()
+			switch typ {
+			case "text":
+				if b.Get("text").String() == "" {
+					return fmt.Errorf("%s: text content blocks must be non-empty", bw)
+				}
+			case "thinking":
+				if role != "assistant" {
+					return fmt.Errorf("%s: thinking only in assistant messages", bw)
+				}
+				if !b.Get("signature").Exists() || b.Get("signature").String() == "" {
+					return fmt.Errorf("%s.signature: field required", bw)
+				}
+				if b.Get("cache_control").Exists() {
+					return fmt.Errorf("%s: thinking blocks cannot carry cache_control", bw)
+				}
+			case "redacted_thinking":
+				if b.Get("data").String() == "" {
+					return fmt.Errorf("%s.data: field required", bw)
+				}
+				if b.Get("cache_control").Exists() {
+					return fmt.Errorf("%s: thinking blocks cannot carry cache_control", bw)
+				}
+			case "tool_use":
+				toolBlocks = true
+				if role != "assistant" {
+					return fmt.Errorf("%s: tool_use only in assistant messages", bw)
+				}
+				id := b.Get("id").String()
+				if id == "" || ids[id] {
+					return fmt.Errorf("%s.id: tool_use ids must be unique and non-empty (%q)", bw, id)
+				}
+				ids[id] = true
+				if !b.Get("input").IsObject() {
+					return fmt.Errorf("%s.input: must be an object", bw)
+				}
+			case "tool_result":
+				toolBlocks = true
+				if role != "user" {
+					return fmt.Errorf("%s: tool_result only in user messages", bw)
+				}
+			case "":
+				return fmt.Errorf("%s.type: field required", bw)
+			}
+			if err := countCC(bw, b); err != nil {
+				return err
+			}
+			if typ == "tool_result" {
+				if rc := b.Get("content"); rc.IsArray() {
+					for k, p := range rc.Array() {
+						if err := countCC(fmt.Sprintf("%s.content.%d", bw, k), p); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		switch role {
+		case "system":
+			continue // carried in place; not part of the alternation
+		case "user", "assistant":
+		default:
+			return fmt.Errorf("%s.role: unexpected role %q", where, role)
+		}
+		if prevRole == "" && role != "user" {
+			return fmt.Errorf("%s: the first message must use the user role", where)
+		}
+		if role == prevRole {
+			return fmt.Errorf("%s: roles must alternate between user and assistant", where)
+		}
+		if role == "user" {
+			seenText := false
+			got := map[string]bool{}
+			for j, b := range blocks {
+				if b.Get("type").String() != "tool_result" {
+					seenText = true
+					continue
+				}
+				id := b.Get("tool_use_id").String()
+				if seenText && pending[id] {
+					return fmt.Errorf("%s.content.%d: tool_result blocks must come first in the user message", where, j)
+				}
+				if !pending[id] {
+					return fmt.Errorf("%s.content.%d: unexpected tool_use_id %q in tool_result blocks: each tool_result must answer a tool_use of the previous message", where, j, id)
+				}
+				if got[id] {
+					return fmt.Errorf("%s.content.%d: duplicate tool_result for %q", where, j, id)
+				}
+				got[id] = true
+			}
+			for id := range pending {
+				if !got[id] {
+					return fmt.Errorf("%s: tool_use ids were found without tool_result blocks immediately after: %s", where, id)
+				}
+			}
+			pending = nil
+		} else {
+			if len(pending) > 0 {
+				return fmt.Errorf("%s: tool_use ids were found without tool_result blocks immediately after", where)
+			}
+			pending = map[string]bool{}
+			for _, b := range blocks {
+				if b.Get("type").String() == "tool_use" {
+					pending[b.Get("id").String()] = true
+				}
+			}
+		}
+		prevRole = role
+	}
+	if toolBlocks && !hasTools {
+		return errors.New("requests which include tool_use or tool_result blocks must define tools")
+	}
+	if bps > MaxBreakpoints {
+		return fmt.Errorf("a maximum of %d blocks with cache_control may be provided, found %d", MaxBreakpoints, bps)
+	}
+	seen5m := false
+	for _, t := range ttls {
+		if t == "5m" {
+			seen5m = true
+		} else if t == "1h" && seen5m {
+			return errors.New("a ttl=1h cache_control block must not come after a ttl=5m one")
+		}
+	}
+	return nil
+}

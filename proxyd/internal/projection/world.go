@@ -1,0 +1,281 @@
+package projection
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// entry is one durable observation: the latest known result of a call
+// identified by its key, re-emitted as a Read/Bash/Grep/Glob exchange.
+type entry struct {
+	key     string
+	tool    string // tool name of the re-emitted call
+	input   []byte // its input JSON
+	content []byte // the tool_result content JSON (a string or an array)
+	text    string // the content's text (for Edit application)
+	tokens  int
+
+	lastUsed int // step of the last read, write, edit or reference
+	updated  int // step of the last content change (orders the snapshot)
+	seq      int // tie-break: ingest order
+
+	// Read entries.
+	path      string
+	numbered  numbering
+	partial   bool // an offset/limit read
+	firstLine int
+	lastLine  int
+}
+
+// world is the store of durable observations, keyed by identity.
+type world struct {
+	entries map[string]*entry
+	seq     int
+	// evicted remembers every key that was dropped (by budget eviction or
+	// because an edit could not be applied) and how to get it back.
+	evicted map[string]string
+	// observed holds the last content seen for every file path, evicted or
+	// not, for stub restoration.
+	observed map[string]*entry
+	tok      func(string) int
+}
+
+func newWorld(tok func(string) int) *world {
+	return &world{
+		entries:  map[string]*entry{},
+		evicted:  map[string]string{},
+		observed: map[string]*entry{},
+		tok:      tok,
+	}
+}
+
+// syntheticID is a deterministic tool_use id for a world key.
+func syntheticID(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return "toolu_syn" + hex.EncodeToString(h[:10])
+}
+
+func (w *world) put(e *entry, step int) {
+	e.lastUsed, e.updated = step, step
+	w.seq++
+	e.seq = w.seq
+	if e.tokens == 0 {
+		e.tokens = w.tok(string(e.content)) + 12
+	}
+	w.entries[e.key] = e
+	delete(w.evicted, e.key)
+	if e.path != "" && !e.partial {
+		w.observed[e.path] = e
+		// A full read supersedes partial reads of the same file.
+		for k, o := range w.entries {
+			if o.path == e.path && o.partial {
+				delete(w.entries, k)
+			}
+		}
+	}
+}
+
+func (w *world) touch(key string, step int) {
+	if e, ok := w.entries[key]; ok {
+		e.lastUsed = step
+	}
+}
+
+// drop removes key, remembering how to get it back.
+func (w *world) drop(key, how string) {
+	if _, ok := w.entries[key]; !ok {
+		return
+	}
+	delete(w.entries, key)
+	w.evicted[key] = how
+}
+
+func (w *world) tokens() int {
+	n := 0
+	for _, e := range w.entries {
+		n += e.tokens
+	}
+	return n
+}
+
+// evict drops entries by score (tokens × steps since last use), largest
+// first, until the world fits budget. An entry used at this step or the
+// previous one is never evicted, so a file larger than the budget survives
+// the turn after it is read.
+func (w *world) evict(budget, step int) int {
+	total := w.tokens()
+	if total <= budget {
+		return 0
+	}
+	type cand struct {
+		e     *entry
+		score int64
+	}
+	var cs []cand
+	for _, e := range w.entries {
+		age := step - e.lastUsed
+		if age <= 1 {
+			continue
+		}
+		cs = append(cs, cand{e, int64(e.tokens) * int64(age)})
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].score != cs[j].score {
+			return cs[i].score > cs[j].score
+		}
+		return cs[i].e.key < cs[j].e.key
+	})
+	n := 0
+	for _, c := range cs {
+		if total <= budget {
+			break
+		}
+		w.drop(c.e.key, recallHint(c.e))
+		total -= c.e.tokens
+		n++
+	}
+	return n
+}
+
+// ordered returns the entries in snapshot order: oldest change first.
+func (w *world) ordered() []*entry {
+	out := make([]*entry, 0, len(w.entries))
+	for _, e := range w.entries {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].updated != out[j].updated {
+			return out[i].updated < out[j].updated
+		}
+		return out[i].seq < out[j].seq
+	})
+	return out
+}
+
+// recallHint says what an entry held and how to see it again.
+func recallHint(e *entry) string {
+	switch {
+	case e.path != "" && e.firstLine > 0:
+		return fmt.Sprintf("Read %s (lines %d-%d, ~%d tokens): call Read again to see it", e.path, e.firstLine, e.lastLine, e.tokens)
+	case e.path != "":
+		return fmt.Sprintf("Read %s (~%d tokens): call Read again to see it", e.path, e.tokens)
+	case e.tool == "Bash":
+		return fmt.Sprintf("Bash `%s` (~%d tokens of output): run it again if you need the output", clip(gjson.GetBytes(e.input, "command").String(), 160), e.tokens)
+	default:
+		return fmt.Sprintf("%s %s (~%d tokens): repeat the call if you need the result", e.tool, clip(string(e.input), 160), e.tokens)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// numbering is how a Read result numbers its lines ("     1→" in older
+// Claude Code, "1\t" in newer).
+type numbering struct {
+	width int    // right-aligned width of the number, 0 for none
+	sep   string // "\t" or "→"
+}
+
+// parseNumbered splits a Read result into its lines' text, first and last
+// line numbers and numbering style. ok is false when the text is not in the
+// numbered form (a stub, an error, an image).
+func parseNumbered(s string) (lines []string, first, last int, style numbering, ok bool) {
+	if s == "" {
+		return nil, 0, 0, style, false
+	}
+	rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	for i, row := range rows {
+		j := 0
+		for j < len(row) && row[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(row) && row[k] >= '0' && row[k] <= '9' {
+			k++
+		}
+		if k == j {
+			if i == 0 {
+				return nil, 0, 0, style, false
+			}
+			break // trailing non-numbered text (a reminder): stop here
+		}
+		sep := ""
+		switch {
+		case strings.HasPrefix(row[k:], "\t"):
+			sep = "\t"
+		case strings.HasPrefix(row[k:], "→"):
+			sep = "→"
+		default:
+			if i == 0 {
+				return nil, 0, 0, style, false
+			}
+		}
+		if sep == "" {
+			break
+		}
+		n, _ := strconv.Atoi(row[j:k])
+		if i == 0 {
+			first = n
+			style.sep = sep
+			if j > 0 {
+				style.width = k
+			}
+		}
+		last = n
+		lines = append(lines, row[k+len(sep):])
+	}
+	return lines, first, last, style, len(lines) > 0
+}
+
+// renderNumbered numbers lines from 1 in style.
+func renderNumbered(lines []string, style numbering) string {
+	if style.sep == "" {
+		style.sep = "\t"
+	}
+	var sb strings.Builder
+	for i, l := range lines {
+		n := strconv.Itoa(i + 1)
+		for p := len(n); p < style.width; p++ {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(n)
+		sb.WriteString(style.sep)
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+func jsonString(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+func jsonObject(kv ...string) []byte {
+	m := map[string]any{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,297 @@
+// Package replay is `synaxi-proxyd replay`: it rebuilds the requests a real
+// Claude Code transcript implies, runs each through the real projection
+// engine as if the conversation were a worker's, and compares the baseline
+// (the growing transcript as Claude Code sends it, with its own cache
+// breakpoints) with the projection under a simulated prompt cache.
+//
+// The --json output is a stable schema (Report, schema version 1):
+//
+//	{"schema":1, "transcript":PATH, "requests":N,
+//	 "budget_tokens":B, "threshold_tokens":T, "client_source":"…",
+//	 "baseline":  {"raw_tokens", "cache_write_tokens", "cache_read_tokens",
+//	               "uncached_input_tokens", "billed_equivalent",
+//	               "cache_hit_ratio", "invalid_requests"},
+//	 "projected": {same fields, plus "prefix_violations", "reprojections"},
+//	 "raw_reduction": baseline/projected raw tokens,
+//	 "billed_reduction": baseline/projected billed-equivalent input}
+//
+// Tokens are estimated with internal/tokens; billed-equivalent input weighs
+// uncached input 1×, 5-minute cache writes 1.25×, 1-hour writes 2× and
+// cache reads 0.1×.
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/internal/tokens"
+	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/proxyd/internal/projection"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
+)
+
+// Schema is the version of the --json report.
+const Schema = 1
+
+// Side is one column of the comparison.
+type Side struct {
+	RawTokens        int64   `json:"raw_tokens"`
+	CacheWrite       int64   `json:"cache_write_tokens"`
+	CacheRead        int64   `json:"cache_read_tokens"`
+	Uncached         int64   `json:"uncached_input_tokens"`
+	BilledEquivalent float64 `json:"billed_equivalent"`
+	CacheHitRatio    float64 `json:"cache_hit_ratio"`
+	InvalidRequests  int     `json:"invalid_requests"`
+	PrefixViolations *int    `json:"prefix_violations,omitempty"`
+	Reprojections    *int    `json:"reprojections,omitempty"`
+	FirstInvalid     string  `json:"first_invalid,omitempty"`
+}
+
+// Report is the replay's result.
+type Report struct {
+	Schema          int     `json:"schema"`
+	Transcript      string  `json:"transcript"`
+	Requests        int     `json:"requests"`
+	BudgetTokens    int     `json:"budget_tokens"`
+	ThresholdTokens int     `json:"threshold_tokens"`
+	ClientSource    string  `json:"client_source"`
+	Baseline        Side    `json:"baseline"`
+	Projected       Side    `json:"projected"`
+	RawReduction    float64 `json:"raw_reduction"`
+	BilledReduction float64 `json:"billed_reduction"`
+}
+
+// Options configures a replay.
+type Options struct {
+	Projection projection.Config
+}
+
+// Body is one replayed request pair, for tests.
+type Body struct {
+	Baseline, Projected []byte
+	Reprojected, Reset  bool
+}
+
+// Run replays the transcript at path.
+func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Report, error) {
+	tr, err := transcript.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	reqs, err := requests(tr)
+	if err != nil {
+		return nil, err
+	}
+	c, err := loadClient()
+	if err != nil {
+		return nil, err
+	}
+	eng := projection.New(opts.Projection)
+	tok := func(b []byte) int { return tokens.EstimateBytes(b) }
+	rep := &Report{Schema: Schema, Transcript: path, Requests: len(reqs),
+		ClientSource: gjson.GetBytes(clientJSON, "source").String()}
+	var base, proj *cachesim.Sim
+	var bu, pu cachesim.Usage
+	violations, reprojections := 0, 0
+	var prev []byte
+	for _, r := range reqs {
+		if base == nil {
+			min := cachesim.MinTokensFor(r.model)
+			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
+		}
+		bb := c.baselineBody(r)
+		if err := validate.Request(bb); err != nil {
+			rep.Baseline.InvalidRequests++
+			if rep.Baseline.FirstInvalid == "" {
+				rep.Baseline.FirstInvalid = err.Error()
+			}
+		}
+		u, err := base.Request(bb, r.at)
+		if err != nil {
+			return nil, err
+		}
+		bu.Add(u)
+		res, err := eng.ProjectBody(ctx, bb, "")
+		if err != nil {
+			return nil, fmt.Errorf("project request %d: %w", rep.Requests, err)
+		}
+		if rep.BudgetTokens == 0 {
+			fmt.Sscanf(res.Stats.Note, "budget=%d ceiling=%d", &rep.BudgetTokens, &rep.ThresholdTokens)
+			rep.ThresholdTokens -= rep.BudgetTokens
+		}
+		if err := validate.Request(res.Body); err != nil {
+			rep.Projected.InvalidRequests++
+			if rep.Projected.FirstInvalid == "" {
+				rep.Projected.FirstInvalid = err.Error()
+			}
+		}
+		pu2, err := proj.Request(res.Body, r.at)
+		if err != nil {
+			return nil, err
+		}
+		pu.Add(pu2)
+		if res.Reprojected {
+			reprojections++
+		}
+		if prev != nil && !r.reset && !res.Reprojected {
+			if i := PrefixBreak(prev, res.Body); i >= 0 {
+				violations++
+			}
+		}
+		prev = res.Body
+		if each != nil {
+			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset})
+		}
+	}
+	rep.Baseline.fill(bu)
+	rep.Projected.fill(pu)
+	rep.Projected.PrefixViolations = &violations
+	rep.Projected.Reprojections = &reprojections
+	if pu.Total() > 0 {
+		rep.RawReduction = float64(bu.Total()) / float64(pu.Total())
+	}
+	if pu.BilledEquivalent() > 0 {
+		rep.BilledReduction = bu.BilledEquivalent() / pu.BilledEquivalent()
+	}
+	return rep, nil
+}
+
+func (s *Side) fill(u cachesim.Usage) {
+	s.RawTokens = u.Total()
+	s.CacheWrite = u.Write5m + u.Write1h
+	s.CacheRead = u.Read
+	s.Uncached = u.Input
+	s.BilledEquivalent = u.BilledEquivalent()
+	if t := u.Total(); t > 0 {
+		s.CacheHitRatio = float64(u.Read) / float64(t)
+	}
+}
+
+// PrefixBreak compares two consecutive served requests: tools, system and
+// every message of prev but its last (the sanctioned re-fold of the
+// previous current turn) must be re-served byte-identical in next, ignoring
+// cache_control. It returns the index of the first message that differs
+// (len(messages) for tools or system), or -1.
+func PrefixBreak(prev, next []byte) int {
+	pm := gjson.GetBytes(prev, "messages").Array()
+	nm := gjson.GetBytes(next, "messages").Array()
+	if !bytes.Equal(canon(gjson.GetBytes(prev, "system")), canon(gjson.GetBytes(next, "system"))) ||
+		!bytes.Equal(canon(gjson.GetBytes(prev, "tools")), canon(gjson.GetBytes(next, "tools"))) {
+		return len(pm)
+	}
+	for i := 0; i < len(pm)-1; i++ {
+		if i >= len(nm) || !bytes.Equal(canon(pm[i]), canon(nm[i])) {
+			return i
+		}
+	}
+	return -1
+}
+
+// canon is JSON without cache_control anywhere.
+func canon(r gjson.Result) []byte {
+	var v any
+	if err := json.Unmarshal([]byte(r.Raw), &v); err != nil {
+		return []byte(r.Raw)
+	}
+	var strip func(any) any
+	strip = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			delete(t, "cache_control")
+			for k, e := range t {
+				t[k] = strip(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = strip(e)
+			}
+		}
+		return x
+	}
+	b, _ := json.Marshal(strip(v))
+	return b
+}
+
+// Main is `synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N]
+// [--threshold N] [--trim-tools]`.
+func Main(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON (stable schema, see the package doc)")
+	budget := fs.Int("budget", 0, "world budget in tokens (0: sized to the model, as projection.budget_tokens)")
+	threshold := fs.Int("threshold", 0, "re-projection step in tokens (0: derived from the budget)")
+	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N] [--threshold N] [--trim-tools]")
+		fs.PrintDefaults()
+	}
+	// Flags may follow the transcript path.
+	var paths []string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(paths) != 1 {
+		fs.Usage()
+		return 2
+	}
+	rep, err := Run(context.Background(), paths[0], Options{Projection: projection.Config{
+		BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim}}, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	rep.Table(stdout)
+	return 0
+}
+
+// Table prints the report as a plain table.
+func (r *Report) Table(w io.Writer) {
+	fmt.Fprintf(w, "transcript: %s\nrequests: %d  budget: %d tokens  threshold: %d tokens\n\n", r.Transcript, r.Requests, r.BudgetTokens, r.ThresholdTokens)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tbaseline\tprojected\t")
+	row := func(name string, b, p any) { fmt.Fprintf(tw, "%s\t%v\t%v\t\n", name, b, p) }
+	row("raw context tokens", r.Baseline.RawTokens, r.Projected.RawTokens)
+	row("cache write", r.Baseline.CacheWrite, r.Projected.CacheWrite)
+	row("cache read", r.Baseline.CacheRead, r.Projected.CacheRead)
+	row("uncached input", r.Baseline.Uncached, r.Projected.Uncached)
+	row("billed-equivalent input", fmt.Sprintf("%.0f", r.Baseline.BilledEquivalent), fmt.Sprintf("%.0f", r.Projected.BilledEquivalent))
+	row("cache-hit ratio", fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio), fmt.Sprintf("%.3f", r.Projected.CacheHitRatio))
+	row("invalid requests", r.Baseline.InvalidRequests, r.Projected.InvalidRequests)
+	row("prefix violations", "-", deref(r.Projected.PrefixViolations))
+	row("re-projections", "-", deref(r.Projected.Reprojections))
+	tw.Flush()
+	fmt.Fprintf(w, "\nraw context %.2f× below baseline; billed-equivalent input %.2f× below baseline\n", r.RawReduction, r.BilledReduction)
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
