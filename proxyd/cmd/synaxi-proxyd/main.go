@@ -1,0 +1,386 @@
+// Command synaxi-proxyd is synaxi's local model-traffic proxy. Claude Code
+// reaches it through ANTHROPIC_BASE_URL; it forwards every request to the
+// upstream byte for byte, projects the synaxi-worker's requests into a
+// bounded, cache-stable context, and records what each request was billed
+// against count_tokens' answer for the original.
+//
+// Usage:
+//
+//	synaxi-proxyd [serve] [flags]   run in the foreground
+//	synaxi-proxyd start [flags]     run detached; prints the address once /health answers
+//	synaxi-proxyd stop              drain streams and stop the running instance
+//	synaxi-proxyd status [--json]   show the running instance and its /health
+//	synaxi-proxyd replay …          replay a transcript through the projection
+//	synaxi-proxyd -version
+//
+// Flags win over SYNAXI_PROXY_* environment variables, which win over
+// $XDG_CONFIG_HOME/synaxi/config.toml, which wins over the defaults.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/proxyd/internal/convlog"
+	"github.com/synaxi/synaxi/proxyd/internal/daemon"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/server"
+)
+
+var version = "" // set with -ldflags "-X main.version=…"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, stdout, stderr)
+	case "start":
+		return start(ctx, args, stdout, stderr)
+	case "stop":
+		return stopCmd(ctx, args, stdout, stderr)
+	case "status":
+		return status(ctx, args, stdout, stderr)
+	// ---- replay dispatch point (projection, helper 5) ----
+	// When proxyd/internal/replay lands, add:
+	//	case "replay":
+	//		return replay.Main(args, stdout, stderr)
+	// ---- end of replay dispatch point ----
+	case "version":
+		fmt.Fprintln(stdout, "synaxi-proxyd", versionString())
+		return 0
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "synaxi-proxyd: unknown command %q\n%s", cmd, usage)
+	return 2
+}
+
+const usage = `usage:
+  synaxi-proxyd [serve] [flags]   run in the foreground
+  synaxi-proxyd start [flags]     run detached; prints the address once /health answers
+  synaxi-proxyd stop              drain streams and stop the running instance
+  synaxi-proxyd status [--json]   show the running instance and its /health
+  synaxi-proxyd -version
+run "synaxi-proxyd serve -h" for the flags
+`
+
+// options are the serve flags; set records which ones were given.
+type options struct {
+	configPath  string
+	listen      string
+	allowRemote bool
+	logLevel    string
+	drain       time.Duration
+	showVersion bool
+	set         map[string]bool
+	upstream    string
+	model       string
+	port        int
+	projectAll  bool
+	disable     bool
+	countTokens bool
+	idleExit    time.Duration
+	logConv     bool
+}
+
+func parseServe(name string, args []string, stderr io.Writer) (*options, error) {
+	o := &options{set: map[string]bool{}}
+	fs := flag.NewFlagSet("synaxi-proxyd "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/synaxi/config.toml)")
+	fs.StringVar(&o.listen, "listen", "", "listen address host:port (default 127.0.0.1 and proxy.port)")
+	fs.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a listen address that is not loopback (exposes the proxy to the network)")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long shutdown waits for in-flight streams")
+	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
+	fs.StringVar(&o.upstream, "upstream", "", "upstream base URL (proxy.upstream)")
+	fs.StringVar(&o.model, "upstream-model", "", "rewrite every Messages request's model to this (proxy.upstream_model)")
+	fs.IntVar(&o.port, "port", 0, "loopback port (proxy.port)")
+	fs.BoolVar(&o.projectAll, "project-all", false, "project every Messages request (proxy.project_all)")
+	fs.BoolVar(&o.disable, "disable-projection", false, "never project (proxy.disable_projection)")
+	fs.BoolVar(&o.countTokens, "count-tokens", true, "measure with the upstream's count_tokens (proxy.count_tokens)")
+	fs.DurationVar(&o.idleExit, "idle-exit", 0, "exit after this long without requests; 0 never (proxy.idle_exit)")
+	fs.BoolVar(&o.logConv, "log-conversations", false, "write the JSONL conversation log (proxy.log_conversations)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	return o, nil
+}
+
+// apply lays the flags that were given over the loaded configuration.
+func (o *options) apply(c *config.Proxy) {
+	if o.set["upstream"] {
+		c.Upstream = o.upstream
+	}
+	if o.set["upstream-model"] {
+		c.UpstreamModel = o.model
+	}
+	if o.set["port"] {
+		c.Port = o.port
+	}
+	if o.set["project-all"] {
+		c.ProjectAll = o.projectAll
+	}
+	if o.set["disable-projection"] {
+		c.DisableProjection = o.disable
+	}
+	if o.set["count-tokens"] {
+		c.CountTokens = o.countTokens
+	}
+	if o.set["idle-exit"] {
+		c.IdleExit = config.Duration(o.idleExit)
+	}
+	if o.set["log-conversations"] {
+		c.LogConversations = o.logConv
+	}
+}
+
+func loadConfig(o *options, dirs xdg.Dirs) (*config.Config, error) {
+	path := o.configPath
+	if path == "" {
+		path = dirs.ConfigFile()
+	}
+	l, err := config.Load(path, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	c := l.Config
+	o.apply(&c.Proxy)
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("flags: %w", err)
+	}
+	return &c, nil
+}
+
+// newProjector returns the projection engine for gated requests.
+// ---- projection engine wiring point (helper 5) ----
+// Until proxyd/internal/projection is wired here, gated requests are
+// measured and served unchanged (gate.Identity).
+func newProjector(_ *config.Config) gate.Projector { return gate.Identity{} }
+
+// ---- end of projection engine wiring point ----
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseServe("serve", args, stderr)
+	if err != nil {
+		return 2
+	}
+	if o.showVersion {
+		fmt.Fprintln(stdout, "synaxi-proxyd", versionString())
+		return 0
+	}
+	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
+		fmt.Fprintf(stderr, "synaxi-proxyd: refusing to listen on %s: not a loopback address (the proxy carries your credentials); use 127.0.0.1:PORT, or --allow-non-loopback if you really mean it\n", o.listen)
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: --log-level: %v\n", err)
+		return 2
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	dirs := xdg.Resolve()
+	cfg, err := loadConfig(o, dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: config: %v\n", err)
+		return 2
+	}
+	up, err := url.Parse(cfg.Proxy.Upstream)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: upstream: %v\n", err)
+		return 2
+	}
+	lock, err := daemon.Acquire(dirs)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	defer lock.Release()
+	ln, err := daemon.Listen(dirs, o.listen, cfg.Proxy.Port)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	var clog *convlog.Log
+	if cfg.Proxy.LogConversations {
+		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
+	}
+	srv, err := server.New(server.Options{
+		Upstream:      up,
+		UpstreamModel: cfg.Proxy.UpstreamModel,
+		CountTokens:   cfg.Proxy.CountTokens,
+		Rule:          gate.Rule{ProjectAll: cfg.Proxy.ProjectAll, Disable: cfg.Proxy.DisableProjection},
+		Projector:     newProjector(cfg),
+		Dirs:          dirs,
+		Logger:        log,
+		ConvLog:       clog,
+		Version:       versionString(),
+		IdleExit:      cfg.Proxy.IdleExit.Std(),
+		DrainTimeout:  o.drain,
+	})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	addr := ln.Addr().String()
+	info := &proxyinfo.Info{
+		PID: os.Getpid(), Addr: addr, Port: portOf(addr), Upstream: up.String(),
+		Version: versionString(), Started: time.Now().UTC(),
+	}
+	if err := daemon.Publish(dirs, info); err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	defer daemon.Unpublish(dirs, info.PID)
+	log.Info("listening", "addr", addr, "upstream", up.String(), "version", info.Version,
+		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
+		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std())
+	if err := srv.Serve(ctx, ln); err != nil {
+		log.Error("serve", "err", err)
+		return 1
+	}
+	log.Info("stopped")
+	return 0
+}
+
+func portOf(addr string) int {
+	var p int
+	if i := strings.LastIndexByte(addr, ':'); i >= 0 {
+		fmt.Sscan(addr[i+1:], &p)
+	}
+	return p
+}
+
+func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseServe("start", args, stderr)
+	if err != nil {
+		return 2
+	}
+	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
+		fmt.Fprintf(stderr, "synaxi-proxyd: refusing to listen on %s: not a loopback address; use --allow-non-loopback if you really mean it\n", o.listen)
+		return 2
+	}
+	dirs := xdg.Resolve()
+	if _, err := loadConfig(o, dirs); err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: config: %v\n", err)
+		return 2
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: find own executable: %v\n", err)
+		return 1
+	}
+	info, started, err := daemon.Start(ctx, dirs, exe, append([]string{"serve"}, args...), os.Environ(), 15*time.Second)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	if !started {
+		fmt.Fprintf(stderr, "synaxi-proxyd: already running (pid %d)\n", info.PID)
+	}
+	fmt.Fprintln(stdout, info.Addr)
+	return 0
+}
+
+func stopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("synaxi-proxyd stop", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for in-flight streams to drain")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	info, err := daemon.Stop(ctx, xdg.Resolve(), *wait)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		fmt.Fprintln(stdout, "not running")
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "synaxi-proxyd: stop: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "stopped pid %d (%s)\n", info.PID, info.Addr)
+	return 0
+}
+
+func status(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("synaxi-proxyd status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the record and /health as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	info, err := daemon.Running(xdg.Resolve())
+	if err != nil {
+		if *asJSON {
+			fmt.Fprintln(stdout, `{"running":false}`)
+		} else {
+			fmt.Fprintln(stdout, "not running")
+		}
+		return 3
+	}
+	health, herr := daemon.Health(ctx, info.Addr)
+	if *asJSON {
+		out := map[string]any{"running": herr == nil, "info": info}
+		if herr == nil {
+			out["health"] = json.RawMessage(health)
+		} else {
+			out["error"] = herr.Error()
+		}
+		b, _ := json.Marshal(out)
+		fmt.Fprintln(stdout, string(b))
+	} else {
+		fmt.Fprintf(stdout, "running: pid %d on %s → %s (version %s, since %s)\n",
+			info.PID, info.Addr, info.Upstream, info.Version, info.Started.Format(time.RFC3339))
+		if herr != nil {
+			fmt.Fprintf(stdout, "health: %v\n", herr)
+		} else {
+			fmt.Fprintf(stdout, "health: %s", health)
+		}
+	}
+	if herr != nil {
+		return 1
+	}
+	return 0
+}

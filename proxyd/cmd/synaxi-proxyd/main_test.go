@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/proxyinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// The test binary doubles as synaxi-proxyd when `start` re-executes it.
+func TestMain(m *testing.M) {
+	if os.Getenv("SYNAXI_PROXYD_TEST_AS_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+func isolate(t *testing.T) xdg.Dirs {
+	home := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("SYNAXI_PROXYD_TEST_AS_MAIN", "1")
+	return xdg.Resolve()
+}
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestStartStatusStop(t *testing.T) {
+	d := isolate(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"usage":{"input_tokens":1,"output_tokens":2}}`)
+	}))
+	defer up.Close()
+
+	code, out, _ := runCmd(t, "status")
+	assert.Equal(t, 3, code)
+	assert.Equal(t, "not running\n", out)
+
+	code, out, errOut := runCmd(t, "start", "--upstream", up.URL)
+	require.Equal(t, 0, code, errOut)
+	addr := strings.TrimSpace(out)
+	t.Cleanup(func() { runCmd(t, "stop") })
+	info, err := proxyinfo.Read(d)
+	require.NoError(t, err)
+	assert.Equal(t, addr, info.Addr)
+	assert.NotEqual(t, os.Getpid(), info.PID)
+
+	// A second start finds the running instance.
+	code, out, errOut = runCmd(t, "start")
+	require.Equal(t, 0, code)
+	assert.Equal(t, addr, strings.TrimSpace(out))
+	assert.Contains(t, errOut, "already running")
+
+	// A foreground serve is refused by the lock.
+	code, _, errOut = runCmd(t, "serve", "--upstream", up.URL)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "already running")
+
+	resp, err := http.Post("http://"+addr+"/v1/messages?beta=true", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+
+	code, out, _ = runCmd(t, "status", "--json")
+	require.Equal(t, 0, code)
+	var st struct {
+		Running bool
+		Health  struct{ Requests, Messages int64 }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &st))
+	assert.True(t, st.Running)
+	assert.Equal(t, int64(1), st.Health.Requests)
+
+	code, out, _ = runCmd(t, "stop")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "stopped pid")
+	_, err = proxyinfo.Read(d)
+	assert.Error(t, err, "the record is removed on exit")
+	code, _, _ = runCmd(t, "status")
+	assert.Equal(t, 3, code)
+	code, out, _ = runCmd(t, "stop")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "not running\n", out)
+}
+
+func TestServeRefusesNonLoopback(t *testing.T) {
+	isolate(t)
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
+		code, _, errOut := runCmd(t, "serve", "--listen", addr)
+		assert.Equal(t, 2, code, addr)
+		assert.Contains(t, errOut, "not a loopback address")
+		code, _, _ = runCmd(t, "start", "--listen", addr)
+		assert.Equal(t, 2, code, addr)
+	}
+}
+
+func TestServeForegroundAndSignal(t *testing.T) {
+	isolate(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	var errb bytes.Buffer
+	go func() {
+		done <- run(ctx, []string{"--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9", "--idle-exit", "0"}, io.Discard, &errb)
+	}()
+	d := xdg.Resolve()
+	require.Eventually(t, func() bool { _, err := proxyinfo.Read(d); return err == nil }, 5*time.Second, 10*time.Millisecond)
+	cancel()
+	select {
+	case code := <-done:
+		assert.Equal(t, 0, code, errb.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on cancel")
+	}
+}
+
+func TestFlagsOverrideConfig(t *testing.T) {
+	d := isolate(t)
+	require.NoError(t, os.MkdirAll(d.Config, 0o700))
+	require.NoError(t, os.WriteFile(d.ConfigFile(), []byte("[proxy]\nupstream = \"http://file.example\"\nproject_all = true\n"), 0o600))
+	t.Setenv("SYNAXI_PROXY_UPSTREAM", "http://env.example")
+	o, err := parseServe("serve", []string{"--disable-projection"}, io.Discard)
+	require.NoError(t, err)
+	c, err := loadConfig(o, d)
+	require.NoError(t, err)
+	assert.Equal(t, "http://env.example", c.Proxy.Upstream, "env beats file")
+	assert.True(t, c.Proxy.ProjectAll, "file beats default")
+	assert.True(t, c.Proxy.DisableProjection)
+	o, err = parseServe("serve", []string{"--upstream", "http://flag.example", "--count-tokens=false"}, io.Discard)
+	require.NoError(t, err)
+	c, err = loadConfig(o, d)
+	require.NoError(t, err)
+	assert.Equal(t, "http://flag.example", c.Proxy.Upstream, "flag beats env")
+	assert.False(t, c.Proxy.CountTokens)
+	o, err = parseServe("serve", []string{"--upstream", "ftp://x"}, io.Discard)
+	require.NoError(t, err)
+	_, err = loadConfig(o, d)
+	assert.ErrorContains(t, err, "proxy.upstream")
+}
+
+func TestVersionAndUsage(t *testing.T) {
+	code, out, _ := runCmd(t, "-version")
+	assert.Equal(t, 0, code)
+	assert.True(t, strings.HasPrefix(out, "synaxi-proxyd "))
+	code, _, errOut := runCmd(t, "frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "unknown command")
+}
