@@ -44,7 +44,7 @@ build:
 		fi; \
 		mod=$${c%%/*}; name=$${c##*/}; \
 		echo "go build $$name ($(VERSION))"; \
-		(cd $$mod && go build -trimpath -ldflags "$(LDFLAGS)" -o ../$(BIN)/$$name ./$${c#*/}) || exit 1; \
+		(cd $$mod && go build -trimpath -ldflags "$(LDFLAGS)" -o $(abspath $(BIN))/$$name ./$${c#*/}) || exit 1; \
 	done; \
 	exit $$missing
 
