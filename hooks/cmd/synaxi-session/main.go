@@ -1,0 +1,118 @@
+// Command synaxi-session is synaxi's session bookkeeping hook for Claude
+// Code.
+//
+//	synaxi-session start       SessionStart: write the session record, reset
+//	                           the no-reread records after compact or clear,
+//	                           start the proxy if this session is routed to it
+//	                           and it is down (waiting at most about 1 s)
+//	synaxi-session precompact  PreCompact: reset the no-reread records
+//	synaxi-session end         SessionEnd: mark the record ended, at once
+//
+// The record is $XDG_STATE_HOME/synaxi/sessions/<session>/session.json. The
+// hook input is read from stdin; on any error the hook exits 0 with no
+// output.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/xdg"
+
+	"github.com/synaxi/synaxi/hooks/internal/buildinfo"
+	"github.com/synaxi/synaxi/hooks/internal/reads"
+	"github.com/synaxi/synaxi/hooks/internal/session"
+)
+
+// version is set with -ldflags "-X main.version=…".
+var version string
+
+// proxyBudget bounds how long SessionStart waits for a proxy it started.
+const proxyBudget = 900 * time.Millisecond
+
+// pruneAge is how long an idle no-reread context file is kept.
+const pruneAge = 7 * 24 * time.Hour
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
+		fmt.Fprintln(stdout, "synaxi-session", buildinfo.Version(version))
+		return 0
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: synaxi-session start|precompact|end  (hook input on stdin)")
+		return 0
+	}
+	if err := hook(ctx, args[0], stdin, stdout, getenv); err != nil {
+		fmt.Fprintln(stderr, "synaxi-session:", err)
+	}
+	return 0
+}
+
+func hook(ctx context.Context, mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	in, err := hookio.Read(stdin)
+	if err != nil {
+		return err
+	}
+	if in.SessionID == "" {
+		return fmt.Errorf("hook input has no session_id")
+	}
+	d := xdg.Resolve()
+	now := time.Now()
+	switch mode {
+	case "end":
+		return session.End(d, in, now)
+	case "precompact":
+		cfg := loadConfig(d)
+		return reads.New(d, cfg.NoReread).ResetSession(in.SessionID)
+	case "start":
+		return start(ctx, d, in, now, stdout, getenv)
+	}
+	return fmt.Errorf("unknown mode %q (want start, precompact or end)", mode)
+}
+
+// loadConfig falls back to the defaults when the file is broken: the
+// session record and resets must happen regardless.
+func loadConfig(d xdg.Dirs) config.Config {
+	l, err := config.LoadDefault(d.ConfigFile())
+	if err != nil {
+		return config.Default()
+	}
+	return l.Config
+}
+
+func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, stdout io.Writer, getenv func(string) string) error {
+	cfg := loadConfig(d)
+	err := session.Start(d, in, now)
+	store := reads.New(d, cfg.NoReread)
+	switch in.Source {
+	case "compact", "clear":
+		if rerr := store.ResetSession(in.SessionID); rerr != nil && err == nil {
+			err = rerr
+		}
+	case "startup":
+		store.Prune(pruneAge)
+	}
+	base := getenv("ANTHROPIC_BASE_URL")
+	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, proxyBudget) == session.Down {
+		msg := fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
+			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base)
+		if werr := hookio.WriteSessionContext(stdout, "", msg); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return err
+}

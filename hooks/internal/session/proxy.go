@@ -1,0 +1,121 @@
+package session
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/proxyinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// ProxyState is what EnsureProxy found and did.
+type ProxyState int
+
+const (
+	// NotRouted: this session does not talk to synaxi's proxy.
+	NotRouted ProxyState = iota
+	// Up: the proxy was already listening.
+	Up
+	// Started: the proxy was down and is listening now.
+	Started
+	// Down: the proxy is down and did not come up in time.
+	Down
+)
+
+// RoutedPort returns the loopback port baseURL points at if it is synaxi's
+// proxy: the port in the running proxy's record, the recorded port, or the
+// configured one.
+func RoutedPort(d xdg.Dirs, baseURL string, configPort int) (int, bool) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Scheme != "http" {
+		return 0, false
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "localhost", "::1":
+	default:
+		return 0, false
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil || port <= 0 {
+		return 0, false
+	}
+	for _, p := range knownPorts(d, configPort) {
+		if p == port {
+			return port, true
+		}
+	}
+	return 0, false
+}
+
+func knownPorts(d xdg.Dirs, configPort int) []int {
+	var ports []int
+	if configPort > 0 {
+		ports = append(ports, configPort)
+	}
+	if info, err := proxyinfo.Read(d); err == nil && info.Port > 0 {
+		ports = append(ports, info.Port)
+	}
+	if b, err := os.ReadFile(proxyinfo.PortPath(d)); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && p > 0 {
+			ports = append(ports, p)
+		}
+	}
+	return ports
+}
+
+// Listening reports whether something accepts connections on the loopback
+// port within timeout.
+func Listening(port int, timeout time.Duration) bool {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), timeout)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
+}
+
+// EnsureProxy starts synaxi-proxyd (found beside the running binary) when
+// this session is routed to it and it is down, waiting at most budget for
+// it to listen. It never waits for the starter process itself.
+func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int, budget time.Duration) ProxyState {
+	port, ok := RoutedPort(d, baseURL, configPort)
+	if !ok {
+		return NotRouted
+	}
+	deadline := time.Now().Add(budget)
+	if Listening(port, 150*time.Millisecond) {
+		return Up
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Down
+	}
+	bin := filepath.Join(filepath.Dir(exe), "synaxi-proxyd")
+	cmd := exec.Command(bin, "start", "-port", strconv.Itoa(port))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = os.Environ()
+	if err := cmd.Start(); err != nil {
+		return Down
+	}
+	// Reap the starter if it finishes while we wait; otherwise it outlives us.
+	go func() { _ = cmd.Wait() }()
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return Down
+		case <-time.After(50 * time.Millisecond):
+		}
+		if Listening(port, 50*time.Millisecond) {
+			return Started
+		}
+	}
+	return Down
+}
