@@ -12,7 +12,6 @@ package statefile
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,17 +48,42 @@ func WithLock(path string, fn func() error) error {
 		return err
 	}
 	lk := flock.New(LockPath(path), flock.SetPermissions(FileMode))
-	ctx, cancel := context.WithTimeout(context.Background(), LockTimeout)
-	defer cancel()
-	ok, err := lk.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err := lock(lk, LockTimeout); err != nil {
 		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	if !ok {
-		return fmt.Errorf("lock %s: %w", path, ErrLockTimeout)
 	}
 	defer lk.Unlock()
 	return fn()
+}
+
+// lock takes lk within timeout. A free lock is taken without waiting; a
+// held one is waited for with a blocking flock(2) in a goroutine, so the
+// kernel hands the lock over the moment its holder releases it (polling
+// would add up to a poll interval per handover, which under contention
+// caps throughput at one update per interval). On timeout the goroutine
+// keeps waiting and releases the lock as soon as it gets it.
+func lock(lk *flock.Flock, timeout time.Duration) error {
+	ok, err := lk.TryLock()
+	if err != nil {
+		return err
+	}
+	if ok {
+		return nil
+	}
+	done := make(chan error, 1)
+	go func() { done <- lk.Lock() }()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-timer.C:
+		go func() {
+			if err := <-done; err == nil {
+				lk.Unlock()
+			}
+		}()
+		return ErrLockTimeout
+	}
 }
 
 // WriteBytes atomically replaces path with data. It does not lock; call it
@@ -68,7 +92,11 @@ func WriteBytes(path string, data []byte) error {
 	if err := xdg.Ensure(filepath.Dir(path)); err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(path, data, FileMode); err != nil {
+	// The temporary file goes beside path: renameio would otherwise probe
+	// os.TempDir() on every write (two extra files) and, when it shares a
+	// file system with path, stage state there, where a killed writer
+	// leaves it behind.
+	if err := renameio.WriteFile(path, data, FileMode, renameio.WithTempDir(filepath.Dir(path))); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
