@@ -3,8 +3,12 @@ module github.com/synaxi/synaxi/mapgen
 go 1.26.0
 
 require (
+	github.com/stretchr/testify v1.12.1
+	github.com/tree-sitter/go-tree-sitter v0.25.0
+	github.com/tree-sitter/tree-sitter-python v0.23.6
+)
+
+require (
 	github.com/mattn/go-pointer v0.0.1 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	github.com/tree-sitter/go-tree-sitter v0.25.0 // indirect
-	github.com/tree-sitter/tree-sitter-python v0.23.6 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )

@@ -2,15 +2,25 @@ module github.com/synaxi/synaxi/mcp
 
 go 1.26.0
 
-require github.com/synaxi/synaxi/internal v0.0.0
-
 replace github.com/synaxi/synaxi/internal => ../internal
 
-require github.com/synaxi/synaxi/mapgen v0.0.0
+require (
+	github.com/mark3labs/mcp-go v0.58.0
+	github.com/stretchr/testify v1.12.1
+	github.com/synaxi/synaxi/mapgen v0.0.0
+)
 
 require (
-	github.com/mark3labs/mcp-go v0.58.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/google/jsonschema-go v0.4.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/mattn/go-pointer v0.0.1 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/spf13/cast v1.7.1 // indirect
+	github.com/tree-sitter/go-tree-sitter v0.25.0 // indirect
+	github.com/tree-sitter/tree-sitter-python v0.23.6 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/text v0.14.0 // indirect
 )
 
 replace github.com/synaxi/synaxi/mapgen => ../mapgen
