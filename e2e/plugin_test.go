@@ -13,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/fakeapi"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/visibility"
 )
 
 // workerSentinel marks the worker's requests for the proxy.
@@ -149,4 +152,132 @@ func TestPluginManifests(t *testing.T) {
 		assert.Equal(t, skill, fields["name"])
 		assert.NotEmpty(t, fields["description"])
 	}
+}
+
+// workerAgent reads the file at readme, then answers with the marker line it
+// found there. It acts only on what the request shows: if the Read result is
+// not visible, it cannot produce the marker.
+func workerAgent(readme, marker string) fakeapi.Agent {
+	return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		if !strings.Contains(v.System, workerSentinel) {
+			return fakeapi.Reply{Text: "this is not the synaxi worker"}
+		}
+		if c, ok := v.LastToolResult(); ok && c.Name == "Read" {
+			if strings.Contains(c.Result, marker) {
+				return fakeapi.Reply{Text: "The readme says " + marker}
+			}
+			return fakeapi.Reply{Text: "the readme content is not visible"}
+		}
+		if len(v.CallsTo("Read")) > 0 {
+			return fakeapi.Reply{Text: "stuck"}
+		}
+		return fakeapi.Reply{ToolUses: []fakeapi.ToolUse{{Name: "Read", Input: map[string]any{"file_path": readme}}}}
+	})
+}
+
+// systemText returns the top-level system prompt of a Messages request body,
+// joined; message text is deliberately not looked at.
+func systemText(t *testing.T, body []byte) string {
+	t.Helper()
+	var req struct {
+		System json.RawMessage `json:"system"`
+	}
+	require.NoError(t, json.Unmarshal(body, &req))
+	var s string
+	if json.Unmarshal(req.System, &s) == nil {
+		return s
+	}
+	var blocks []struct{ Text string }
+	_ = json.Unmarshal(req.System, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// TestPluginWorkerRunsWithHooks installs the plugin from the repository's
+// marketplace into a fresh HOME and runs the worker as the main agent
+// against the fake upstream: the sentinel reaches the upstream in the
+// top-level system prompt, the Read round trip works, and the plugin's hooks
+// ran (the session record and the no-reread record exist).
+func TestPluginWorkerRunsWithHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	e := claudecli.NewEnv(t, "")
+	readme := filepath.Join(e.Work, "README.md")
+	const marker = "synaxi-e2e-marker-4711"
+	require.NoError(t, os.WriteFile(readme, []byte("# Demo\n\n"+marker+"\n"), 0o644))
+
+	upstream := fakeapi.New(fakeapi.Options{Agent: workerAgent(readme, marker)})
+	t.Cleanup(upstream.Close)
+	e.BaseURL = upstream.URL()
+	e.InstallPlugin(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "--agent", "synaxi:synaxi-worker", "--permission-mode", "bypassPermissions",
+		"--output-format", "json", "Read README.md and tell me what it says.")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	var out struct {
+		Result    string `json:"result"`
+		SessionID string `json:"session_id"`
+		IsError   bool   `json:"is_error"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	assert.False(t, out.IsError)
+	assert.Equal(t, "The readme says "+marker, out.Result)
+	require.NotEmpty(t, out.SessionID)
+
+	// The worker's requests reach the upstream with the sentinel in the
+	// top-level system prompt, and every request was valid.
+	worker := 0
+	for _, r := range upstream.MessagesRequests() {
+		assert.Empty(t, r.Invalid, "the fake upstream rejected a request")
+		if r.Side {
+			continue
+		}
+		assert.Contains(t, systemText(t, r.Body), workerSentinel)
+		worker++
+	}
+	assert.GreaterOrEqual(t, worker, 2, "a Read call and the answer after it")
+
+	// SessionStart ran synaxi-session start.
+	var session struct {
+		SessionID string `json:"session_id"`
+		Source    string `json:"source"`
+		AgentType string `json:"agent_type"`
+		Cwd       string `json:"cwd"`
+		Started   string `json:"started"`
+	}
+	readJSONFile(t, filepath.Join(e.StateDir(), "sessions", statefile.SafeName(out.SessionID), "session.json"), &session)
+	assert.Equal(t, out.SessionID, session.SessionID)
+	assert.Equal(t, "startup", session.Source)
+	assert.Equal(t, "synaxi:synaxi-worker", session.AgentType)
+	assert.Equal(t, e.Work, session.Cwd)
+	_, err = time.Parse(time.RFC3339, session.Started)
+	assert.NoError(t, err)
+
+	// PostToolUse ran synaxi-noreread post, which recorded the Read in the
+	// main context's record (the worker is the main agent here).
+	var reads struct {
+		Session string `json:"session"`
+		Files   map[string]struct {
+			Size    int64     `json:"size"`
+			ViaTool bool      `json:"via_tool"`
+			Spans   [][2]int  `json:"spans"`
+			At      time.Time `json:"at"`
+		} `json:"files"`
+	}
+	readJSONFile(t, filepath.Join(e.StateDir(), "noreread", visibility.ContextKey(out.SessionID, "")+".json"), &reads)
+	assert.Equal(t, out.SessionID, reads.Session)
+	require.Contains(t, reads.Files, readme)
+	rec := reads.Files[readme]
+	assert.True(t, rec.ViaTool)
+	fi, err := os.Stat(readme)
+	require.NoError(t, err)
+	assert.Equal(t, fi.Size(), rec.Size)
+	assert.NotEmpty(t, rec.Spans)
 }
