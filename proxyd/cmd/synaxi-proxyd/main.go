@@ -39,6 +39,8 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/daemon"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/projection"
+	"github.com/synaxi/synaxi/proxyd/internal/replay"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
 )
 
@@ -75,11 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return stopCmd(ctx, args, stdout, stderr)
 	case "status":
 		return status(ctx, args, stdout, stderr)
-	// ---- replay dispatch point (projection, helper 5) ----
-	// When proxyd/internal/replay lands, add:
-	//	case "replay":
-	//		return replay.Main(args, stdout, stderr)
-	// ---- end of replay dispatch point ----
+	case "replay":
+		return replay.Main(args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "synaxi-proxyd", versionString())
 		return 0
@@ -193,12 +192,9 @@ func loadConfig(o *options, dirs xdg.Dirs) (*config.Config, error) {
 }
 
 // newProjector returns the projection engine for gated requests.
-// ---- projection engine wiring point (helper 5) ----
-// Until proxyd/internal/projection is wired here, gated requests are
-// measured and served unchanged (gate.Identity).
-func newProjector(_ *config.Config) gate.Projector { return gate.Identity{} }
-
-// ---- end of projection engine wiring point ----
+func newProjector(cfg *config.Config) gate.Projector {
+	return projection.New(projection.FromConfig(cfg.Projection))
+}
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseServe("serve", args, stderr)

@@ -31,15 +31,19 @@ type served struct {
 // have been read in order. Everything the projection serves is computed
 // here from the messages alone, so a fresh engine reproduces it.
 type fold struct {
-	cfg    resolved
-	world  *world
-	mem    *memory
-	step   int
-	uses   map[string]block // tool_use id → call
-	head   []served
-	snap   []served // the world snapshot at the last re-projection
-	tail   []served // curated messages since the checkpoint
-	extras [][]byte // user text blocks and system notes of folded messages, in order
+	cfg   resolved
+	world *world
+	mem   *memory
+	step  int
+	uses  map[string]block // tool_use id → call
+	head  []served
+	snap  []served // the world snapshot at the last re-projection
+	// snapList is the snapshot's entries in order; stable is how many of
+	// them the previous snapshot already served in the same positions.
+	snapList []*entry
+	stable   int
+	tail     []served // curated messages since the checkpoint
+	extras   [][]byte // user text blocks and system notes of folded messages, in order
 	// extrasAtCheckpoint is len(extras) covering messages before the checkpoint.
 	extrasAtCheckpoint int
 	pendingExtras      [][]byte // extras of tail messages (folded at the next re-projection)
@@ -150,13 +154,39 @@ func hasRole(ms []served, role string) bool {
 }
 
 // reproject folds every tail message but the last assistant one into the
-// world, evicts to the budget and renders a new snapshot.
+// world and renders a new snapshot. The snapshot grows append-only: the
+// previous snapshot's exchanges stay in place and new or changed
+// observations are appended, so the cache keeps reading the old part. Only
+// when that would exceed the budget is the world evicted (down to half the
+// budget, leaving room for many appends) and the snapshot rebuilt.
 func (f *fold) reproject() {
 	keep := f.tail[len(f.tail)-1]
 	// Extras of the folded messages move into the snapshot.
 	f.extras = append(f.extras, f.pendingExtras...)
 	f.pendingExtras = nil
-	f.evictions += f.world.evict(f.cfg.budget, f.step)
+	old := f.snapList
+	in := make(map[*entry]bool, len(old))
+	total := 0
+	for _, e := range old {
+		in[e] = true
+		total += e.tokens
+	}
+	next := append([]*entry(nil), old...)
+	for _, e := range f.world.ordered() {
+		if !in[e] {
+			next = append(next, e)
+			total += e.tokens
+		}
+	}
+	if total > f.cfg.budget {
+		f.evictions += f.world.evict(f.cfg.budget/2, f.step)
+		next = f.world.ordered()
+	}
+	f.stable = 0
+	for f.stable < len(old) && f.stable < len(next) && old[f.stable] == next[f.stable] {
+		f.stable++
+	}
+	f.snapList = next
 	f.headNotes = nil
 	f.snapTokens = 0
 	f.snap = f.renderSnapshot()
@@ -169,12 +199,12 @@ func (f *fold) reproject() {
 	f.reprojected = true
 }
 
-// renderSnapshot emits the world as paired exchanges, then the notes.
+// renderSnapshot emits the snapshot's entries as paired exchanges, then the
+// notes.
 func (f *fold) renderSnapshot() []served {
 	var out []served
-	entries := f.world.ordered()
-	for _, e := range entries {
-		id := syntheticID(e.key)
+	for _, e := range f.snapList {
+		id := e.id()
 		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
 		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
 		out = append(out,
@@ -319,9 +349,12 @@ func (f *fold) visible(path string) bool {
 }
 
 func (f *fold) inSnapshot(key string) bool {
-	id := syntheticID(key)
-	for _, s := range f.snap {
-		if s.role == "assistant" && gjson.GetBytes(s.blocks[0], "id").String() == id {
+	e, ok := f.world.entries[key]
+	if !ok {
+		return false
+	}
+	for _, x := range f.snapList {
+		if x == e {
 			return true
 		}
 	}
@@ -386,7 +419,8 @@ func (f *fold) observe(use block, res block) {
 			f.world.touch(path, step)
 			if e, ok := f.world.observed[path]; ok {
 				if _, in := f.world.entries[path]; !in {
-					f.world.put(e, step) // restored content is back in view
+					c := *e
+					f.world.put(&c, step) // restored content is back in view
 				}
 			}
 			return

@@ -172,7 +172,7 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 		return nil, err
 	}
 	tools := projectTools(gjson.GetBytes(body, "tools"), e.cfg.TrimTools, out)
-	bps := placeBreakpoints(sys, out, len(f.head)+len(f.snap))
+	bps := placeBreakpoints(sys, out, f)
 	served := assemble(body, sys, tools, out, ttl)
 	now := time.Now
 	if e.cfg.Now != nil {
@@ -264,52 +264,67 @@ func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
 	return kept
 }
 
-// placeBreakpoints marks at most 4 byte-stable positions: the last system
-// block, the end of the snapshot (or goal), and the last two assistant
-// messages of the tail (the previous request wrote the older one, this
-// request writes the newer). It returns how many were placed.
-func placeBreakpoints(sys []sysBlock, msgs []served, stable int) int {
+// placeBreakpoints marks at most 4 byte-stable positions, by priority: the
+// last assistant message of the tail (this request writes it; the next one
+// re-serves it unchanged), the one before it (the previous request wrote
+// it), the snapshot's last exchange, at a re-projection the end of the part
+// of the snapshot the previous one already served (so the append-only
+// snapshot is read, not rewritten), and the last system block. It returns
+// how many were placed.
+func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
+	head, snapLen := len(f.head), len(f.snap)
 	n := 0
-	if len(sys) > 0 {
-		sys[len(sys)-1].bp = true
-		n++
-	}
-	mark := func(i int) bool {
-		if i < 0 || i >= len(msgs) {
+	markBlock := func(i, j int) bool {
+		if n >= 4 || i < 0 || i >= len(msgs) || j < 0 || j >= len(msgs[i].blocks) {
 			return false
 		}
 		m := &msgs[i]
-		for j := len(m.blocks) - 1; j >= 0; j-- {
-			switch m.kinds[j] {
-			case "thinking", "redacted_thinking":
-				continue
-			case "text":
-				if gjson.GetBytes(m.blocks[j], "text").String() == "" {
-					continue
-				}
-			}
-			if m.bp == nil {
-				m.bp = map[int]bool{}
-			}
-			if m.bp[j] {
+		switch m.kinds[j] {
+		case "thinking", "redacted_thinking":
+			return false
+		case "text":
+			if gjson.GetBytes(m.blocks[j], "text").String() == "" {
 				return false
 			}
-			m.bp[j] = true
-			return true
 		}
-		return false
-	}
-	if mark(stable - 1) {
+		if m.bp == nil {
+			m.bp = map[int]bool{}
+		}
+		if m.bp[j] {
+			return false
+		}
+		m.bp[j] = true
 		n++
+		return true
 	}
-	found := 0
-	for i := len(msgs) - 2; i >= stable && found < 2 && n < 4; i-- {
-		if msgs[i].role == "assistant" {
-			found++
-			if mark(i) {
-				n++
+	markLast := func(i int) {
+		if i < 0 || i >= len(msgs) {
+			return
+		}
+		for j := len(msgs[i].blocks) - 1; j >= 0; j-- {
+			if markBlock(i, j) {
+				return
 			}
 		}
+	}
+	found := 0
+	for i := len(msgs) - 2; i >= head+snapLen && found < 2; i-- {
+		if msgs[i].role == "assistant" {
+			found++
+			markLast(i)
+		}
+	}
+	if snapLen > 0 {
+		markBlock(head+snapLen-1, 0)
+		if f.reprojected && f.stable > 0 && 2*f.stable < snapLen {
+			markBlock(head+2*f.stable-1, 0)
+		}
+	} else {
+		markLast(head - 1)
+	}
+	if n < 4 && len(sys) > 0 {
+		sys[len(sys)-1].bp = true
+		n++
 	}
 	return n
 }

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,8 @@ type entry struct {
 	content []byte // the tool_result content JSON (a string or an array)
 	text    string // the content's text (for Edit application)
 	tokens  int
+
+	ver int // how many times the key was put before this version
 
 	lastUsed int // step of the last read, write, edit or reference
 	updated  int // step of the last content change (orders the snapshot)
@@ -45,6 +48,7 @@ type world struct {
 	// not, for stub restoration.
 	observed map[string]*entry
 	tok      func(string) int
+	versions map[string]int
 }
 
 func newWorld(tok func(string) int) *world {
@@ -52,20 +56,29 @@ func newWorld(tok func(string) int) *world {
 		entries:  map[string]*entry{},
 		evicted:  map[string]string{},
 		observed: map[string]*entry{},
+		versions: map[string]int{},
 		tok:      tok,
 	}
 }
 
-// syntheticID is a deterministic tool_use id for a world key.
-func syntheticID(key string) string {
-	h := sha256.Sum256([]byte(key))
+// syntheticID is a deterministic tool_use id for a world key's version.
+func syntheticID(key string, ver int) string {
+	h := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(ver)))
 	return "toolu_syn" + hex.EncodeToString(h[:10])
 }
 
+func (e *entry) id() string { return syntheticID(e.key, e.ver) }
+
 func (w *world) put(e *entry, step int) {
+	if old, ok := w.entries[e.key]; ok && old.tool == e.tool && bytes.Equal(old.content, e.content) {
+		old.lastUsed = step // the same observation again: it is still in view
+		return
+	}
 	e.lastUsed, e.updated = step, step
 	w.seq++
 	e.seq = w.seq
+	e.ver = w.versions[e.key]
+	w.versions[e.key]++
 	if e.tokens == 0 {
 		e.tokens = w.tok(string(e.content)) + 12
 	}

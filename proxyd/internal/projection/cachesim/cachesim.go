@@ -52,7 +52,7 @@ type Sim struct {
 	// MinTokens is the minimum cacheable prefix; 0 means 1024.
 	MinTokens int
 	// Tokens estimates a block's tokens.
-	Tokens func([]byte) int
+	Tokens  func([]byte) int
 	entries map[[32]byte]time.Time // prefix hash → expiry (zero: never)
 }
 
