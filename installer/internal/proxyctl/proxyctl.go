@@ -166,7 +166,16 @@ func pidAlive(pid int) bool {
 		return false
 	}
 	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie (exited, not yet reaped) is not running.
+	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // PIDAlive reports whether a process with pid exists.

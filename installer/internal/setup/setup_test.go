@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/installer/internal/fakes"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/internal/config"
@@ -33,7 +34,7 @@ func newEnv(t *testing.T) *env {
 	for k, v := range map[string]string{"XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share", "XDG_STATE_HOME": ".local/state", "XDG_CACHE_HOME": ".cache"} {
 		t.Setenv(k, filepath.Join(home, v))
 	}
-	binDir, claudeBin := fakeBins(t)
+	binDir, claudeBin := fakes.Bins(t)
 	repo := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".claude-plugin"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(repo, ".claude-plugin", "marketplace.json"), []byte(`{"name":"synaxi"}`), 0o644))

@@ -1,4 +1,9 @@
-package setup
+// Package fakes holds consumer-side test doubles for the installer's tests:
+// a fake Claude Code CLI and a fake synaxi-proxyd, both run by re-executing
+// the test binary. The fake CLI rewrites settings.json the way the real one
+// does (re-encoded with two-space indent and rejecting comments), so
+// byte-exact restore is tested against a client that reformats the file.
+package fakes
 
 import (
 	"encoding/json"
@@ -7,7 +12,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,49 +26,53 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
-// The test binary doubles as a fake Claude Code CLI and a fake
-// synaxi-proxyd (consumer-side fakes), selected by SYNAXI_TEST_FAKE. The
-// fake CLI rewrites settings.json the way the real one does (re-encoded with
-// two-space indent), so byte-exact restore is tested against a client that
-// reformats the file.
-func TestMain(m *testing.M) {
-	switch os.Getenv("SYNAXI_TEST_FAKE") {
+// Main runs the fake named by SYNAXI_TEST_FAKE, if any, and exits; call it
+// first thing in TestMain. extra handles other modes a package adds.
+func Main(extra map[string]func(args []string) int) {
+	mode := os.Getenv("SYNAXI_TEST_FAKE")
+	switch mode {
+	case "":
+		return
 	case "claude":
 		os.Exit(fakeClaude(os.Args[1:]))
 	case "proxyd":
 		os.Exit(fakeProxyd(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	if f := extra[mode]; f != nil {
+		os.Exit(f(os.Args[1:]))
+	}
+	fmt.Fprintln(os.Stderr, "unknown fake", mode)
+	os.Exit(2)
 }
 
-// fakeBins writes scripts named like the real binaries into a temp dir.
-func fakeBins(t *testing.T) (binDir, claudeBin string) {
+// Script writes an executable sh script at path that re-runs the test
+// binary as the fake named mode.
+func Script(t testing.TB, path, mode string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	binDir = t.TempDir()
-	script := func(name, mode string) string {
-		p := filepath.Join(binDir, name)
-		body := fmt.Sprintf("#!/bin/sh\nSYNAXI_TEST_FAKE=%s exec %q \"$@\"\n", mode, exe)
-		if mode == "" {
-			body = "#!/bin/sh\necho " + name + "\n"
-		}
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	script("synaxi-proxyd", "proxyd")
-	script("synaxi-statusline", "")
-	script("synaxi-noreread", "")
-	claudeBin = filepath.Join(t.TempDir(), "claude")
-	body := fmt.Sprintf("#!/bin/sh\nSYNAXI_TEST_FAKE=claude exec %q \"$@\"\n", exe)
-	if err := os.WriteFile(claudeBin, []byte(body), 0o755); err != nil {
+	body := fmt.Sprintf("#!/bin/sh\nSYNAXI_TEST_FAKE=%s exec %q \"$@\"\n", mode, exe)
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return binDir, claudeBin
+	return path
+}
+
+// Bins writes scripts named like the built binaries into a temp dir (the
+// proxy is the fake proxyd; the others just print their name) and a fake
+// claude CLI elsewhere.
+func Bins(t testing.TB) (binDir, claudeBin string) {
+	t.Helper()
+	binDir = t.TempDir()
+	Script(t, filepath.Join(binDir, "synaxi-proxyd"), "proxyd")
+	for _, name := range []string{"synaxi-statusline", "synaxi-noreread"} {
+		if err := os.WriteFile(filepath.Join(binDir, name), []byte("#!/bin/sh\necho "+name+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return binDir, Script(t, filepath.Join(t.TempDir(), "claude"), "claude")
 }
 
 func fakeClaude(args []string) int {
@@ -143,14 +154,37 @@ func fakeClaude(args []string) int {
 		delete(sub(s, "extraKnownMarketplaces"), "synaxi")
 		save(known, k)
 		save(settings, s)
-	case len(args) > 0 && args[0] == "sleep":
-		d, _ := time.ParseDuration(args[1])
-		time.Sleep(d)
+	case len(args) > 1 && args[0] == "--agent":
+		return fakeSession(args)
 	default:
 		fmt.Fprintln(os.Stderr, "fake claude: unknown command", cmd)
 		return 1
 	}
 	return 0
+}
+
+// fakeSession stands in for an interactive or -p Claude Code launch: it
+// records its arguments and environment to $SYNAXI_FAKE_RECORD, sleeps for
+// $SYNAXI_FAKE_SLEEP (a duration) unless a signal comes first, and exits
+// with $SYNAXI_FAKE_EXIT, or 100+signal number when signalled.
+func fakeSession(args []string) int {
+	rec := map[string]any{"args": args, "env": os.Environ(), "pid": os.Getpid()}
+	data, _ := json.Marshal(rec)
+	if p := os.Getenv("SYNAXI_FAKE_RECORD"); p != "" {
+		_ = os.WriteFile(p+".tmp", data, 0o600)
+		_ = os.Rename(p+".tmp", p)
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
+	if d, err := time.ParseDuration(os.Getenv("SYNAXI_FAKE_SLEEP")); err == nil {
+		select {
+		case s := <-sig:
+			return 100 + int(s.(syscall.Signal))
+		case <-time.After(d):
+		}
+	}
+	code, _ := strconv.Atoi(os.Getenv("SYNAXI_FAKE_EXIT"))
+	return code
 }
 
 func fakeProxyd(args []string) int {
