@@ -281,3 +281,63 @@ func TestPluginWorkerRunsWithHooks(t *testing.T) {
 	assert.Equal(t, fi.Size(), rec.Size)
 	assert.NotEmpty(t, rec.Spans)
 }
+
+// TestPluginExploreUsesMapTools runs the explore agent: the plugin's MCP
+// server starts through the launcher, its map tools reach the upstream under
+// their plugin-scoped names, and a find_symbol call comes back with the
+// definition's file.
+func TestPluginExploreUsesMapTools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	const prefix = "mcp__plugin_synaxi_synaxi__"
+	e := claudecli.NewEnv(t, "")
+	src := "package main\n\n// Greet says hello.\nfunc Greet() string { return \"hello\" }\n\nfunc main() { println(Greet()) }\n"
+	require.NoError(t, os.WriteFile(filepath.Join(e.Work, "main.go"), []byte(src), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(e.Work, "go.mod"), []byte("module demo\n\ngo 1.22\n"), 0o644))
+
+	agent := fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		if !v.HasTool(prefix + "find_symbol") {
+			return fakeapi.Reply{Text: "no map tools"}
+		}
+		if c, ok := v.LastToolResult(); ok && c.Name == prefix+"find_symbol" {
+			if !c.IsError && strings.Contains(c.Result, "main.go") {
+				return fakeapi.Reply{Text: "Greet is defined in main.go"}
+			}
+			return fakeapi.Reply{Text: "lookup failed: " + c.Result}
+		}
+		return fakeapi.Reply{ToolUses: []fakeapi.ToolUse{{Name: prefix + "find_symbol", Input: map[string]any{"name": "Greet"}}}}
+	})
+	upstream := fakeapi.New(fakeapi.Options{Agent: agent})
+	t.Cleanup(upstream.Close)
+	e.BaseURL = upstream.URL()
+	e.InstallPlugin(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "--agent", "synaxi:explore", "--permission-mode", "bypassPermissions",
+		"--output-format", "json", "Where is Greet defined?")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	var out struct {
+		Result string `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	assert.Equal(t, "Greet is defined in main.go", out.Result)
+
+	var tools []string
+	for _, r := range upstream.MessagesRequests() {
+		if r.Side {
+			continue
+		}
+		var req struct{ Tools []struct{ Name string } }
+		require.NoError(t, json.Unmarshal(r.Body, &req))
+		for _, tl := range req.Tools {
+			tools = append(tools, tl.Name)
+		}
+		break
+	}
+	for _, name := range []string{"repo_map", "file_outline", "find_symbol"} {
+		assert.Contains(t, tools, prefix+name)
+	}
+}
