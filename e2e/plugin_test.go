@@ -341,3 +341,80 @@ func TestPluginExploreUsesMapTools(t *testing.T) {
 		assert.Contains(t, tools, prefix+name)
 	}
 }
+
+// TestPluginChatDelegatesToWorker runs the orchestrator as the main agent:
+// it has no editing tools, delegates through Agent(synaxi:synaxi-worker), and
+// only the worker's requests carry the sentinel in their top-level system.
+func TestPluginChatDelegatesToWorker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	e := claudecli.NewEnv(t, "")
+	readme := filepath.Join(e.Work, "README.md")
+	const marker = "synaxi-e2e-delegation-0815"
+	require.NoError(t, os.WriteFile(readme, []byte(marker+"\n"), 0o644))
+	worker := workerAgent(readme, marker)
+
+	agent := fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		if strings.Contains(v.System, workerSentinel) {
+			return worker.Respond(v)
+		}
+		if c, ok := v.LastToolResult(); ok && c.Name == "Agent" {
+			if strings.Contains(c.Result, marker) {
+				return fakeapi.Reply{Text: "The worker reports " + marker}
+			}
+			return fakeapi.Reply{Text: "the worker's answer is not visible: " + c.Result}
+		}
+		if len(v.CallsTo("Agent")) > 0 {
+			return fakeapi.Reply{Text: "stuck"}
+		}
+		return fakeapi.Reply{ToolUses: []fakeapi.ToolUse{{Name: "Agent", Input: map[string]any{
+			"subagent_type": "synaxi:synaxi-worker",
+			"description":   "Read the readme",
+			"prompt":        "## Goal\nReport what README.md says.\n\n## Proof\n`cat README.md`",
+		}}}}
+	})
+	upstream := fakeapi.New(fakeapi.Options{Agent: agent})
+	t.Cleanup(upstream.Close)
+	e.BaseURL = upstream.URL()
+	e.Vars = append(e.Vars, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
+	e.InstallPlugin(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "--agent", "synaxi:synaxi-chat", "--permission-mode", "bypassPermissions",
+		"--output-format", "json", "What does the readme say? Delegate it.")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	var out struct {
+		Result string `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	assert.Equal(t, "The worker reports "+marker, out.Result)
+
+	var chat, work int
+	for _, r := range upstream.MessagesRequests() {
+		assert.Empty(t, r.Invalid)
+		if r.Side {
+			continue
+		}
+		var req struct{ Tools []struct{ Name string } }
+		require.NoError(t, json.Unmarshal(r.Body, &req))
+		var tools []string
+		for _, tl := range req.Tools {
+			tools = append(tools, tl.Name)
+		}
+		if strings.Contains(systemText(t, r.Body), workerSentinel) {
+			work++
+			assert.Contains(t, tools, "Edit")
+			continue
+		}
+		chat++
+		assert.Contains(t, tools, "Agent")
+		for _, banned := range []string{"Write", "Edit", "Bash"} {
+			assert.NotContains(t, tools, banned, "the orchestrator cannot change code")
+		}
+	}
+	assert.GreaterOrEqual(t, chat, 2, "the delegation and the answer after it")
+	assert.GreaterOrEqual(t, work, 2, "the worker's Read and its answer")
+}
