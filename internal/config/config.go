@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"reflect"
 	"sort"
@@ -167,8 +168,13 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 	}
 	if err := l.Validate(); err != nil {
 		var ce *Error
-		if errors.As(err, &ce) && l.origin(ce.Key) == FromFile {
-			ce.Path, ce.Line = path, lineOf(src, ce.Key)
+		if errors.As(err, &ce) {
+			switch s := l.setting(ce.Key); s.Source {
+			case FromFile:
+				ce.Path, ce.Line = path, lineOf(src, ce.Key)
+			case FromEnv:
+				ce.Msg = fmt.Sprintf("environment %s: %s", s.Origin, ce.Msg)
+			}
 		}
 		return nil, err
 	}
@@ -178,13 +184,14 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 // LoadDefault loads from the given config file path with os.Getenv.
 func LoadDefault(path string) (*Loaded, error) { return Load(path, os.Getenv) }
 
-func (l *Loaded) origin(key string) Source {
+// setting returns the Setting of key (Source FromDefault if unknown).
+func (l *Loaded) setting(key string) Setting {
 	for _, s := range l.Settings {
 		if s.Key == key {
-			return s.Source
+			return s
 		}
 	}
-	return FromDefault
+	return Setting{Key: key, Source: FromDefault}
 }
 
 // Validate checks every value and names the first bad key.
@@ -195,8 +202,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Proxy.Port < 0 || c.Proxy.Port > 65535:
 		return bad("proxy.port", "must be 0 or a port from 1 to 65535, not %d", c.Proxy.Port)
-	case !strings.HasPrefix(c.Proxy.Upstream, "http://") && !strings.HasPrefix(c.Proxy.Upstream, "https://"):
-		return bad("proxy.upstream", "must be an http:// or https:// URL, not %q", c.Proxy.Upstream)
+	case !validUpstream(c.Proxy.Upstream):
+		return bad("proxy.upstream", "must be an http:// or https:// URL with a host, not %q", c.Proxy.Upstream)
 	case c.Proxy.IdleExit < 0:
 		return bad("proxy.idle_exit", "must not be negative")
 	case c.Proxy.LogMaxBytes < 4096:
@@ -216,6 +223,11 @@ func (c *Config) Validate() error {
 		return bad("statusline.color", "must be auto, always or never, not %q", c.StatusLine.Color)
 	}
 	return nil
+}
+
+func validUpstream(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // Duration is a time.Duration written as "90s", "15m" or "0".
@@ -348,27 +360,50 @@ func Documented() []Setting {
 	return out
 }
 
-// decodeError turns a TOML error into an *Error with the line.
+// decodeError turns a TOML error into an *Error with the line and, where
+// the library knows it, the key.
 func decodeError(path string, src []byte, err error) error {
 	var pe toml.ParseError
 	if errors.As(err, &pe) {
-		return &Error{Path: path, Line: pe.Position.Line, Msg: pe.Message}
+		e := &Error{Path: path, Line: pe.Position.Line, Msg: pe.Message}
+		// An error at a line's newline ("got '\n' instead") belongs to
+		// that line, which the library counts as the next.
+		if p := pe.Position.Start; p > 0 && p < len(src) && src[p] == '\n' && e.Line > 1 {
+			e.Line--
+		}
+		// LastKey is the key parsed last; it names the culprit only when it
+		// sits on the line of the error (a bad value), not for a syntax
+		// error further on.
+		if pe.LastKey != "" && lineOf(src, pe.LastKey) == pe.Position.Line {
+			e.Key = pe.LastKey
+		}
+		return e
 	}
 	// Type mismatches name the key in the message ("toml: line 3 (last key
-	// "proxy.port"): incompatible types …"); keep the library's words.
-	msg := err.Error()
+	// "proxy.port"): incompatible types …"); keep the library's words
+	// without the position, which the *Error carries.
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
 	key := ""
 	if i := strings.Index(msg, `last key "`); i >= 0 {
 		rest := msg[i+len(`last key "`):]
 		if j := strings.IndexByte(rest, '"'); j >= 0 {
 			key = rest[:j]
+			if k := strings.Index(rest[j:], "): "); k >= 0 {
+				msg = rest[j+k+len("): "):]
+			}
 		}
 	}
-	return &Error{Path: path, Line: lineOf(src, key), Key: key, Msg: strings.TrimPrefix(msg, "toml: ")}
+	return &Error{Path: path, Line: lineOf(src, key), Key: key, Msg: msg}
 }
 
-// lineOf finds the 1-based line of "key = …" inside its [section] in src.
+// lineOf finds the 1-based line of "key = …" inside its [section] in src,
+// or of the [section] header itself when dotted names a section. It returns
+// 0 when the key is not written in one of those two forms (an inline table,
+// for example).
 func lineOf(src []byte, dotted string) int {
+	if dotted == "" {
+		return 0
+	}
 	sect, key, ok := strings.Cut(dotted, ".")
 	if !ok {
 		key, sect = sect, ""
@@ -376,9 +411,15 @@ func lineOf(src []byte, dotted string) int {
 	cur := ""
 	for i, line := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
-			cur = strings.TrimSpace(strings.Trim(t, "[]"))
-			continue
+		if strings.HasPrefix(t, "[") {
+			h, _, _ := strings.Cut(t, "#") // a header may end with a comment
+			if h = strings.TrimSpace(h); strings.HasSuffix(h, "]") {
+				cur = strings.TrimSpace(strings.Trim(h, "[]"))
+				if !ok && cur == dotted {
+					return i + 1
+				}
+				continue
+			}
 		}
 		name, _, found := strings.Cut(t, "=")
 		if !found {
