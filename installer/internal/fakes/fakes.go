@@ -154,6 +154,8 @@ func fakeClaude(args []string) int {
 		delete(sub(s, "extraKnownMarketplaces"), "synaxi")
 		save(known, k)
 		save(settings, s)
+	case cmd == "--version":
+		fmt.Println("2.1.332 (Claude Code)")
 	case len(args) > 1 && args[0] == "--agent":
 		return fakeSession(args)
 	default:

@@ -1,0 +1,264 @@
+// Command synaxi is synaxi's user-facing CLI: it installs the plugin into
+// Claude Code and removes it again, routes a Claude Code launch through the
+// projection proxy, and reports what synaxi saved.
+//
+// Usage:
+//
+//	synaxi install [--route] [--claude PATH] [--no-plugin]
+//	synaxi uninstall [--claude PATH]
+//	synaxi wrap [--claude PATH] claude [args…]
+//	synaxi unwrap
+//	synaxi status
+//	synaxi doctor [--claude PATH]
+//	synaxi savings [--session ID] [--json]
+//	synaxi report [--out FILE]
+//	synaxi -version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/installer/internal/doctor"
+	"github.com/synaxi/synaxi/installer/internal/savings"
+	"github.com/synaxi/synaxi/installer/internal/setup"
+	"github.com/synaxi/synaxi/installer/internal/wrap"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+var version = ""
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: synaxi <command> [flags]
+
+commands:
+  install     copy the binaries to a stable place, install the Claude Code plugin,
+              compose the status line, start the proxy (--route: route all sessions)
+  uninstall   undo install: stop the proxy, remove the plugin, restore every file
+  wrap        synaxi wrap claude [args…]: run one Claude Code launch through the proxy
+  unwrap      clean up after a wrap that was killed
+  status      what is installed, running and routed, and the savings so far
+  doctor      every check with a fix, and the effective configuration
+  savings     the savings ledger per session and in total (--session ID, --json)
+  report      a local HTML page with charts (--out FILE)
+  -version    print the version
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "-version", "--version", "version":
+		fmt.Fprintln(stdout, "synaxi", buildVersion())
+		return 0
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "install", "uninstall":
+		return runSetup(ctx, cmd, rest, stdout, stderr)
+	case "wrap":
+		return runWrap(ctx, rest, stdin, stdout, stderr)
+	case "unwrap":
+		return runUnwrap(ctx, rest, stdout, stderr)
+	case "status":
+		fs := newFlags("status", stderr)
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		if err := doctor.Status(ctx, stdout, doctor.Env{Getenv: os.Getenv}); err != nil {
+			return fail(stderr, err)
+		}
+		return 0
+	case "doctor":
+		fs := newFlags("doctor", stderr)
+		cl := fs.String("claude", "", "Claude Code CLI to check")
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		if n := doctor.Doctor(ctx, stdout, doctor.Env{Getenv: os.Getenv, Claude: *cl}); n > 0 {
+			fmt.Fprintf(stdout, "\n%d check(s) failed\n", n)
+			return 1
+		}
+		return 0
+	case "savings":
+		return runSavings(rest, stdout, stderr)
+	case "report":
+		return runReport(rest, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "synaxi: unknown command %q\n\n%s", cmd, usage)
+	return 2
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("synaxi "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "synaxi: %v\n", err)
+	return 1
+}
+
+func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(cmd, stderr)
+	opts := setup.Options{Out: stdout}
+	fs.StringVar(&opts.Claude, "claude", "", "Claude Code CLI to use (default: $SYNAXI_CLAUDE, then claude on PATH)")
+	if cmd == "install" {
+		fs.BoolVar(&opts.Route, "route", false, "route every Claude Code session through the proxy (settings env ANTHROPIC_BASE_URL and ENABLE_TOOL_SEARCH)")
+		fs.BoolVar(&opts.NoPlugin, "no-plugin", false, "do not install the Claude Code plugin")
+		fs.StringVar(&opts.RepoRoot, "repo", "", "checkout to register as the plugin marketplace (default: the one this binary was built in)")
+	}
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "synaxi %s: unexpected argument %q\n", cmd, fs.Arg(0))
+		return 2
+	}
+	var err error
+	if cmd == "install" {
+		err = setup.Install(ctx, opts)
+	} else {
+		err = setup.Uninstall(ctx, opts)
+	}
+	switch {
+	case errors.Is(err, setup.ErrWarnings):
+		fmt.Fprintf(stderr, "synaxi %s: %v\n", cmd, err)
+		return 1
+	case err != nil:
+		return fail(stderr, err)
+	}
+	return 0
+}
+
+func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("wrap", stderr)
+	cl := fs.String("claude", "", "Claude Code CLI to run (default: $SYNAXI_CLAUDE, then claude on PATH)")
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	rest := fs.Args()
+	if len(rest) == 0 || filepath.Base(rest[0]) != "claude" {
+		fmt.Fprintln(stderr, "usage: synaxi wrap [--claude PATH] claude [args…]")
+		return 2
+	}
+	bin := *cl
+	if bin == "" && rest[0] != "claude" {
+		bin = rest[0] // a path to claude
+	}
+	bin, err := claude.Find(bin, os.Getenv)
+	if err != nil {
+		return fail(stderr, fmt.Errorf("%w\n  fix: %s", err, claude.Fix))
+	}
+	code, err := wrap.Run(ctx, wrap.Options{
+		Claude: bin, Args: rest[1:], ProxyBin: setup.ProxyBin(xdg.Resolve()),
+		Stdin: stdin, Stdout: stdout, Stderr: stderr,
+	})
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi wrap: %v\n", err)
+	}
+	return code
+}
+
+func runUnwrap(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("unwrap", stderr)
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	d := xdg.Resolve()
+	n, err := wrap.Repair(ctx, d, setup.ProxyBin(d), nil)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	ms, _ := wrap.Markers(d)
+	fmt.Fprintf(stdout, "cleaned up %d stale wrap(s); %d still running\n", n, len(ms))
+	return 0
+}
+
+func runSavings(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("savings", stderr)
+	session := fs.String("session", "", "show only this session")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	rows, skipped, err := savings.Load(xdg.Resolve())
+	if err != nil {
+		return fail(stderr, err)
+	}
+	rep := savings.Build(rows, *session)
+	rep.Skipped = skipped
+	if *session != "" && len(rep.Sessions) == 0 {
+		fmt.Fprintf(stderr, "synaxi savings: no ledger rows for session %q (see `synaxi savings` for the sessions)\n", *session)
+		return 1
+	}
+	if *asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return fail(stderr, err)
+	}
+	return 0
+}
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("report", stderr)
+	out := fs.String("out", "", "file to write (default: synaxi-report.html in the state dir)")
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	d := xdg.Resolve()
+	rows, skipped, err := savings.Load(d)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	rep := savings.Build(rows, "")
+	rep.Skipped = skipped
+	path := *out
+	if path == "" {
+		path = d.StatePath("synaxi-report.html")
+		if err := xdg.Ensure(d.State); err != nil {
+			return fail(stderr, err)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if err := rep.WriteHTML(f, time.Now()); err != nil {
+		f.Close()
+		return fail(stderr, err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d ledger rows)\n", path, len(rep.Rows))
+	return 0
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
