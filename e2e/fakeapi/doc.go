@@ -20,8 +20,9 @@
 // Token counting: every request is cut into blocks in prefix order (each tool
 // definition, each system text block, each content block of each message; a
 // string system prompt or string message content is one block). A block's
-// tokens are ceil(len(c)/4) where c is the block's compact JSON with its
-// cache_control field removed (at least 1 token). count_tokens returns the sum
+// tokens are internal/tokens' estimate (EstimateBytes) of the block's compact
+// JSON with its cache_control field removed (at least 1 token), so moving a
+// breakpoint changes no count. count_tokens returns the sum
 // over all blocks, so for the same body count_tokens equals input_tokens +
 // cache_creation_input_tokens + cache_read_input_tokens of the messages
 // answer. See Tokens.

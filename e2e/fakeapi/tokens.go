@@ -4,18 +4,17 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"strings"
+
+	"github.com/synaxi/synaxi/internal/tokens"
 )
 
-// Tokens is the fake's token function for one block: ceil(len(canon)/4),
-// at least 1, where canon is the block's compact JSON without cache_control.
-// It is deterministic and cheap; it only needs to be consistent between
-// count_tokens and messages usage, not close to a real tokenizer.
+// Tokens is the fake's token function for one block: the estimate of
+// internal/tokens (EstimateBytes, a calibrated character-class estimator) for
+// canon, at least 1, where canon is the block's compact JSON with its
+// cache_control field removed. It is deterministic; what matters for the
+// fake is that count_tokens and messages usage use the same function.
 func Tokens(canon []byte) int64 {
-	n := int64(len(canon)+3) / 4
-	if n < 1 {
-		n = 1
-	}
-	return n
+	return max(1, int64(tokens.EstimateBytes(canon)))
 }
 
 // CountTokens returns what the fake's count_tokens would answer for body: the
