@@ -296,19 +296,33 @@ type fileView struct {
 	n        int // number of lines when complete
 }
 
-// readLineRE matches one line of Claude Code's Read output: "N\tcontent"
-// (2.1.x), also the older "     N→content".
-var readLineRE = regexp.MustCompile(`^\s*(\d+)(?:\t|→)(.*)$`)
+// readLineRE matches one line of Claude Code's Read output: the line number,
+// one separator (a tab in 2.1.x, which also documents ":"; older versions
+// padded the number and used "→"), then the line verbatim.
+var readLineRE = regexp.MustCompile(`^\s*(\d+)(?:\t|→|:)(.*)$`)
 
-// ParseReadResult parses Claude Code's Read tool_result text into line
-// numbers and contents. Parsing stops at the first line that is not a
-// numbered line (a trailing <system-reminder>, for example). A result that is
-// only a system reminder (empty file, offset past the end) has no lines.
+// ParseReadResult parses Claude Code's Read tool_result text into the first
+// line number and the line contents. Text before the first numbered line (a
+// note) is skipped; parsing stops at the first line that is not the next
+// numbered line (a trailing <system-reminder> or truncation note). A result
+// with no numbered lines (empty file, offset past the end, an error or an
+// "unchanged" stub) has none.
 func ParseReadResult(text string) (first int, lines []string) {
-	if strings.HasPrefix(text, "<system-reminder>") {
+	all := strings.Split(text, "\n")
+	start := -1
+	for i, ln := range all {
+		if strings.HasPrefix(ln, "<system-reminder>") || strings.HasPrefix(ln, truncatedNote) {
+			continue
+		}
+		if readLineRE.MatchString(ln) {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
 		return 0, nil
 	}
-	for i, ln := range strings.Split(text, "\n") {
+	for i, ln := range all[start:] {
 		m := readLineRE.FindStringSubmatch(ln)
 		if m == nil {
 			break
@@ -323,6 +337,27 @@ func ParseReadResult(text string) (first int, lines []string) {
 		lines = append(lines, m[2])
 	}
 	return first, lines
+}
+
+// Texts Claude Code 2.1.332 puts in Read results instead of, or around, the
+// content.
+const (
+	truncatedNote = "[Truncated: PARTIAL view"
+	stubUnchanged = "File unchanged since last read."
+	stubWasted    = "Wasted call \u2014 file unchanged since your last Read."
+	stubInContext = "<system-reminder>This file is already in your context"
+)
+
+// IsReadStub reports whether a Read result is one of Claude Code's "file
+// unchanged since last read" stubs, which show no content: the content is
+// only in the earlier Read result the stub refers to.
+func IsReadStub(result string) bool {
+	for _, p := range []string{stubUnchanged, stubWasted, stubInContext} {
+		if strings.HasPrefix(result, p) {
+			return true
+		}
+	}
+	return false
 }
 
 const emptyFileNote = "the file exists but the contents are empty"
@@ -363,6 +398,9 @@ func applyRead(files map[string]*fileView, path string, c Call) {
 		files[path] = wholeFile("")
 		return
 	}
+	if IsReadStub(c.Result) {
+		return // shows nothing new; earlier results still count
+	}
 	first, lines := ParseReadResult(c.Result)
 	if len(lines) == 0 {
 		return
@@ -373,6 +411,9 @@ func applyRead(files map[string]*fileView, path string, c Call) {
 	whole := first == 1 && (!hasLimit || int64(len(lines)) < limit)
 	if !hasOffset && !hasLimit {
 		whole = first == 1
+	}
+	if strings.Contains(c.Result, truncatedNote) {
+		whole = false
 	}
 	if fv == nil || whole {
 		fv = &fileView{lines: map[int]string{}}

@@ -24,6 +24,9 @@ func TestParseReadResult(t *testing.T) {
 		{"empty-file reminder", "<system-reminder>Warning: the file exists but the contents are empty.</system-reminder>", 0, nil},
 		{"error text", "File does not exist.", 0, nil},
 		{"numbers must be consecutive", "1\ta\n3\tc", 1, []string{"a"}},
+		{"colon separator", "1:a\n2:b", 1, []string{"a", "b"}},
+		{"leading note", "[Truncated: PARTIAL view \u2014 f: showing lines 1-2 of 9 total]\n1\ta\n2\tb", 1, []string{"a", "b"}},
+		{"unchanged stub", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current \u2014 refer to that instead of re-reading.", 0, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			first, lines := ParseReadResult(tc.in)
@@ -72,6 +75,24 @@ func TestFileContentFromPartialReads(t *testing.T) {
 	got, _ = v.FileContent("/f")
 	assert.Equal(t, "a\nbee\nc\n", got, "a failed edit changes nothing")
 	assert.Equal(t, []string{"/f"}, v.VisibleFiles())
+}
+
+func TestFileContentKeepsEarlierReadAcrossStubsAndTruncation(t *testing.T) {
+	stub := "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current \u2014 refer to that instead of re-reading."
+	assert.True(t, IsReadStub(stub))
+	assert.False(t, IsReadStub("1\tFile unchanged since last read."))
+	v := viewFor(t, arr{user(text("task")),
+		assistant(toolUse("toolu_1", "Read", obj{"file_path": "/f"})), user(toolResult("toolu_1", "1\tx\n2\t")),
+		assistant(toolUse("toolu_2", "Read", obj{"file_path": "/f"})), user(toolResult("toolu_2", stub)),
+		assistant(toolUse("toolu_3", "Read", obj{"file_path": "/big"})),
+		user(toolResult("toolu_3", "1\ta\n2\tb\n\n[Truncated: PARTIAL view \u2014 big: showing lines 1-2 of 900 total]")),
+	})
+	got, whole := v.FileContent("/f")
+	assert.Equal(t, "x\n", got)
+	assert.True(t, whole, "the stub does not hide the earlier content")
+	got, whole = v.FileContent("/big")
+	assert.Equal(t, "a\nb", got)
+	assert.False(t, whole, "a truncated read is partial")
 }
 
 func TestFileContentBlockResultsAndUnknownEdits(t *testing.T) {
