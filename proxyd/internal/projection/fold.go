@@ -165,22 +165,18 @@ func (f *fold) reproject() {
 	f.extras = append(f.extras, f.pendingExtras...)
 	f.pendingExtras = nil
 	old := f.snapList
-	in := make(map[*entry]bool, len(old))
-	total := 0
-	for _, e := range old {
-		in[e] = true
-		total += e.tokens
-	}
-	next := append([]*entry(nil), old...)
-	for _, e := range f.world.ordered() {
-		if !in[e] {
-			next = append(next, e)
-			total += e.tokens
-		}
-	}
-	if total > f.cfg.budget {
+	next, total, dropped := f.appendOnly(old)
+	if total > f.cfg.budget || dropped {
+		// Rebuild: evict, drop superseded versions, keep the survivors'
+		// order so the cache still reads up to the first change.
 		f.evictions += f.world.evict(f.cfg.budget/2, f.step)
-		next = f.world.ordered()
+		var live []*entry
+		for _, e := range old {
+			if f.world.entries[e.key] == e {
+				live = append(live, e)
+			}
+		}
+		next, _, _ = f.appendOnly(live)
 	}
 	f.stable = 0
 	for f.stable < len(old) && f.stable < len(next) && old[f.stable] == next[f.stable] {
@@ -197,6 +193,29 @@ func (f *fold) reproject() {
 	f.tailTokens = keep.tokens
 	f.reprojections++
 	f.reprojected = true
+}
+
+// appendOnly returns base followed by every world entry base lacks, their
+// total tokens, and whether base holds an entry the world dropped (as
+// opposed to one superseded by a newer version, which is appended).
+func (f *fold) appendOnly(base []*entry) ([]*entry, int, bool) {
+	in := make(map[*entry]bool, len(base))
+	total, dropped := 0, false
+	for _, e := range base {
+		in[e] = true
+		total += e.tokens
+		if _, ok := f.world.entries[e.key]; !ok {
+			dropped = true
+		}
+	}
+	next := append([]*entry(nil), base...)
+	for _, e := range f.world.ordered() {
+		if !in[e] {
+			next = append(next, e)
+			total += e.tokens
+		}
+	}
+	return next, total, dropped
 }
 
 // renderSnapshot emits the snapshot's entries as paired exchanges, then the
@@ -319,7 +338,7 @@ func (f *fold) curateResult(b block, full bool) []byte {
 	if f.cfg.tok(b.text) <= limit {
 		return b.raw
 	}
-	short := digest(b.text, f.cfg.tok(b.text), use)
+	short := digest(b.text, f.cfg.tok(b.text), use, 4*limit/2)
 	out := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s`, b.toolUseID, jsonString(short))
 	if b.isError {
 		out = append(out, `,"is_error":true`...)
@@ -361,22 +380,32 @@ func (f *fold) inSnapshot(key string) bool {
 	return false
 }
 
-// digest keeps the first and last lines of a long output.
-func digest(text string, tokens int, use block) string {
-	lines := strings.Split(text, "\n")
-	const headN, tailN = 40, 20
-	if len(lines) <= headN+tailN {
-		// Few but long lines: cut by bytes.
-		const keep = 6000
-		if len(text) <= 2*keep {
-			return text
-		}
-		return text[:keep] + fmt.Sprintf("\n[... ~%d tokens omitted by synaxi; %s ...]\n", tokens-(2*keep)/4, rerunHint(use)) + text[len(text)-keep:]
+// digest keeps the first and last lines of a long output, about keep
+// bytes of each, with a note saying how much was left out and how to see it.
+func digest(text string, tokens int, use block, keep int) string {
+	if len(text) <= 2*keep {
+		return text
 	}
-	omitted := len(lines) - headN - tailN
-	return strings.Join(lines[:headN], "\n") +
-		fmt.Sprintf("\n[... %d lines omitted by synaxi; %s ...]\n", omitted, rerunHint(use)) +
-		strings.Join(lines[len(lines)-tailN:], "\n")
+	head := cutAtLine(text[:keep], false)
+	tail := cutAtLine(text[len(text)-keep:], true)
+	omitted := text[len(head) : len(text)-len(tail)]
+	lines := strings.Count(omitted, "\n")
+	return head + fmt.Sprintf("\n[... %d lines (~%d tokens) omitted by synaxi; %s ...]\n", lines, tokens*len(omitted)/max(1, len(text)), rerunHint(use)) + tail
+}
+
+// cutAtLine trims s to whole lines: its start when fromEnd, else its end;
+// a single long line is kept as it is.
+func cutAtLine(s string, fromEnd bool) string {
+	if fromEnd {
+		if i := strings.IndexByte(s, '\n'); i >= 0 && i < len(s)-1 {
+			return s[i+1:]
+		}
+		return s
+	}
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
 func rerunHint(use block) string {
@@ -464,29 +493,23 @@ func (f *fold) observe(use block, res block) {
 		}
 		f.world.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path))
 		delete(f.world.observed, path)
-	case "Bash":
-		cmd := in.Get("command").String()
-		if cmd == "" {
-			return
+	case "Bash", "Grep", "Glob":
+		key, input := strings.ToLower(use.name)+":"+in.Raw, []byte(in.Raw)
+		if use.name == "Bash" {
+			cmd := in.Get("command").String()
+			if cmd == "" {
+				return
+			}
+			key, input = "cmd:"+cmd, jsonObject("command", cmd)
 		}
 		content := res.content
-		if f.cfg.tok(text) > f.cfg.resultCap {
-			content = jsonString(digest(text, f.cfg.tok(text), use))
+		if n := f.cfg.tok(text); n > f.cfg.worldCap {
+			content = jsonString(digest(text, n, use, 4*f.cfg.worldCap/2))
 		}
 		if content == nil {
 			content = jsonString(text)
 		}
-		f.world.put(&entry{key: "cmd:" + cmd, tool: "Bash", input: jsonObject("command", cmd), content: content, text: text}, step)
-	case "Grep", "Glob":
-		key := strings.ToLower(use.name) + ":" + in.Raw
-		content := res.content
-		if f.cfg.tok(text) > f.cfg.resultCap {
-			content = jsonString(digest(text, f.cfg.tok(text), use))
-		}
-		if content == nil {
-			content = jsonString(text)
-		}
-		f.world.put(&entry{key: key, tool: use.name, input: []byte(in.Raw), content: content, text: text}, step)
+		f.world.put(&entry{key: key, tool: use.name, input: input, content: content, text: text}, step)
 	}
 }
 

@@ -73,7 +73,8 @@ func FromConfig(c config.Projection) Config {
 // resolved is a Config applied to one request's model.
 type resolved struct {
 	budget, threshold, ceiling int
-	resultCap                  int
+	resultCap                  int // tail results above this are shortened once not current
+	worldCap                   int // world command/search results above this are shortened
 	tok                        func(string) int
 }
 
@@ -100,6 +101,7 @@ func (c Config) resolve(window int) resolved {
 	}
 	r.ceiling = r.budget + r.threshold
 	r.resultCap = max(2000, r.budget/8)
+	r.worldCap = 1000
 	if r.tok == nil {
 		r.tok = tokens.Estimate
 	}
@@ -188,7 +190,7 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 		Evicted:          len(f.world.evicted),
 		Reprojected:      f.reprojected,
 		Breakpoints:      bps,
-		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d", cfg.budget, cfg.ceiling, f.reprojections),
+		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d stable=%d snap=%d", cfg.budget, cfg.ceiling, f.reprojections, f.stable, len(f.snapList)),
 	}
 	return &Result{Body: served, Stats: stats, Visibility: vis, Breakpoints: bps,
 		StableMessages: len(f.head) + len(f.snap), Reprojected: f.reprojected}, nil

@@ -5,6 +5,8 @@
 package validate
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -248,4 +250,49 @@ func Request(body []byte) error {
 		}
 	}
 	return nil
+}
+
+// PrefixBreak compares two consecutive served requests: tools, system and
+// every message of prev but its last (the sanctioned re-fold of the
+// previous current turn) must be re-served byte-identical in next, ignoring
+// cache_control. It returns the index of the first message that differs
+// (len(messages) for tools or system), or -1.
+func PrefixBreak(prev, next []byte) int {
+	pm := gjson.GetBytes(prev, "messages").Array()
+	nm := gjson.GetBytes(next, "messages").Array()
+	if !bytes.Equal(canon(gjson.GetBytes(prev, "system")), canon(gjson.GetBytes(next, "system"))) ||
+		!bytes.Equal(canon(gjson.GetBytes(prev, "tools")), canon(gjson.GetBytes(next, "tools"))) {
+		return len(pm)
+	}
+	for i := 0; i < len(pm)-1; i++ {
+		if i >= len(nm) || !bytes.Equal(canon(pm[i]), canon(nm[i])) {
+			return i
+		}
+	}
+	return -1
+}
+
+// canon is JSON without cache_control anywhere.
+func canon(r gjson.Result) []byte {
+	var v any
+	if err := json.Unmarshal([]byte(r.Raw), &v); err != nil {
+		return []byte(r.Raw)
+	}
+	var strip func(any) any
+	strip = func(x any) any {
+		switch t := x.(type) {
+		case map[string]any:
+			delete(t, "cache_control")
+			for k, e := range t {
+				t[k] = strip(e)
+			}
+		case []any:
+			for i, e := range t {
+				t[i] = strip(e)
+			}
+		}
+		return x
+	}
+	b, _ := json.Marshal(strip(v))
+	return b
 }
