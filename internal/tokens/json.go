@@ -310,10 +310,14 @@ func (s *scanner) str(count bool) bool {
 				s.c.addByte(cl)
 			}
 		default:
-			if count {
-				s.c.addByte(class[x])
+			j := s.i + 1
+			for j < len(s.b) && s.b[j] != '"' && s.b[j] != '\\' {
+				j++
 			}
-			s.i++
+			if count {
+				s.c.add(s.b[s.i:j])
+			}
+			s.i = j
 		}
 	}
 	return false

@@ -188,15 +188,25 @@ type counter struct {
 	spaceRun int
 }
 
-func (c *counter) add(b []byte) {
-	for _, x := range b {
-		c.addByte(class[x])
-	}
-}
+func (c *counter) add(b []byte)       { feed(c, b) }
+func (c *counter) addString(s string) { feed(c, s) }
 
-func (c *counter) addString(s string) {
-	for i := 0; i < len(s); i++ {
-		c.addByte(class[s[i]])
+// feed counts b; generic so that strings are not copied to bytes.
+func feed[T string | []byte](c *counter, b T) {
+	for i := 0; i < len(b); {
+		// Fast path: the rest of a lower-case word, the commonest run.
+		if c.inWord && class[b[i]] == clLower {
+			j := i + 1
+			for j < len(b) && class[b[j]] == clLower {
+				j++
+			}
+			c.f.Letters += j - i
+			c.prev = clLower
+			i = j
+			continue
+		}
+		c.addByte(class[b[i]])
+		i++
 	}
 }
 
