@@ -29,7 +29,7 @@ const (
 // rankedDef is a definition with its score.
 type rankedDef struct {
 	file  int // index into Index.Files
-	def   symbols.Def
+	def   *symbols.Def
 	score float64
 }
 
@@ -41,15 +41,16 @@ type ranking struct {
 
 // rankable lists the definitions a map may show: top-level ones and methods
 // (of types, classes and interfaces), not fields or nested functions.
-func rankable(defs []symbols.Def) []symbols.Def {
-	var out []symbols.Def
-	for _, d := range defs {
+func rankable(defs []symbols.Def) []*symbols.Def {
+	var out []*symbols.Def
+	for i := range defs {
+		d := &defs[i]
 		if d.Kind == symbols.KindField {
 			continue
 		}
 		out = append(out, d)
-		for _, c := range d.Children {
-			if c.Kind == symbols.KindMethod {
+		for j := range d.Children {
+			if c := &d.Children[j]; c.Kind == symbols.KindMethod {
 				out = append(out, c)
 			}
 		}

@@ -124,7 +124,11 @@ func (ix *Index) renderMap(rk ranking, fileOrder []int, k, budget int) (string, 
 		slices.SortFunc(ds, func(a, b rankedDef) int { return a.def.Start - b.def.Start })
 		fmt.Fprintf(&b, "\n%s\n", ix.Files[fi].Rel)
 		for _, d := range ds {
-			fmt.Fprintf(&b, "  L%d: %s\n", d.def.Start, d.def.Signature)
+			fmt.Fprintf(&b, "  L%d: %s", d.def.Start, d.def.Signature)
+			if d.def.Recv != "" && !strings.Contains(d.def.Signature, d.def.Recv) {
+				fmt.Fprintf(&b, "  (in %s)", d.def.Recv) // an interface or class method
+			}
+			b.WriteByte('\n')
 		}
 	}
 	return b.String(), files

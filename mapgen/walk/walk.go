@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -196,7 +195,32 @@ const (
 	Minified  = "minified"
 )
 
-var generatedLine = regexp.MustCompile(`(?m)^(?://|#) Code generated .* DO NOT EDIT\.\s*$`)
+// hasGeneratedLine reports whether a line reads "// Code generated … DO NOT
+// EDIT." (or with "#"), the Go convention for generated files.
+func hasGeneratedLine(data []byte) bool {
+	marker := []byte("Code generated ")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], marker)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		i = at + len(marker)
+		start := bytes.LastIndexByte(data[:at], '\n') + 1
+		prefix := string(data[start:at])
+		if prefix != "// " && prefix != "# " {
+			continue
+		}
+		end := bytes.IndexByte(data[at:], '\n')
+		if end < 0 {
+			end = len(data) - at
+		}
+		line := bytes.TrimRight(data[at:at+end], " \t\r")
+		if bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+			return true
+		}
+	}
+}
 
 // Classify returns why a file's content should be left out of a map ("" when
 // it should not): Binary (a NUL byte in the first 8000 bytes, as git judges,
@@ -208,7 +232,7 @@ func Classify(data []byte) string {
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data) {
 		return Binary
 	}
-	if generatedLine.Match(data) || bytes.Contains(data[:min(len(data), 1024)], []byte("@generated")) {
+	if hasGeneratedLine(data) || bytes.Contains(data[:min(len(data), 1024)], []byte("@generated")) {
 		return Generated
 	}
 	if len(data) > 1024 && len(data)/(bytes.Count(data, []byte{'\n'})+1) > 300 {
