@@ -485,3 +485,51 @@ func BenchmarkReadAllFixture(b *testing.B) {
 		}
 	}
 }
+
+// Expected totals measured with jq: group the assistant records by
+// message.id and keep the usage with the largest output_tokens.
+func TestCalls(t *testing.T) {
+	recs, _, err := ReadAll(fixturePath)
+	require.NoError(t, err)
+	calls := Calls(recs)
+	require.Len(t, calls, 152)
+	var total Usage
+	records := 0
+	for _, c := range calls {
+		assert.Equal(t, "claude-opus-4-6", c.Model)
+		assert.NotEmpty(t, c.MessageID)
+		assert.NotEmpty(t, c.RequestID)
+		assert.False(t, c.Sidechain)
+		records += len(c.Records)
+		total.InputTokens += c.Usage.InputTokens
+		total.OutputTokens += c.Usage.OutputTokens
+		total.CacheReadInputTokens += c.Usage.CacheReadInputTokens
+		total.CacheCreationInputTokens += c.Usage.CacheCreationInputTokens
+		total.CacheCreation.Ephemeral5m += c.Usage.CacheCreation.Ephemeral5m
+		total.CacheCreation.Ephemeral1h += c.Usage.CacheCreation.Ephemeral1h
+	}
+	assert.Equal(t, 299, records)
+	assert.Equal(t, Usage{
+		InputTokens: 180, OutputTokens: 38899, CacheReadInputTokens: 14771617,
+		CacheCreationInputTokens: 349474, CacheCreation: CacheCreation{Ephemeral1h: 349474},
+	}, total)
+	// The first call's records: six blocks, final output 441.
+	assert.Len(t, calls[0].Records, 6)
+	assert.Equal(t, int64(441), calls[0].Usage.OutputTokens)
+
+	sub, _, err := ReadAll("testdata/claude-code-sessions/" + fixtureSession + "/subagents/agent-a881341.jsonl")
+	require.NoError(t, err)
+	for _, c := range Calls(sub) {
+		assert.True(t, c.Sidechain)
+		assert.Equal(t, "a881341", c.AgentID)
+	}
+
+	// Records without ids are separate calls; non-assistant records are ignored.
+	synthetic := []*Record{
+		{Type: TypeAssistant, Message: &Message{Model: "<synthetic>"}},
+		{Type: TypeAssistant, Message: &Message{Model: "<synthetic>"}},
+		{Type: TypeUser, Message: &Message{}},
+		{Type: TypeAssistant},
+	}
+	assert.Len(t, Calls(synthetic), 2)
+}
