@@ -2,6 +2,7 @@ package fakeapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,4 +67,47 @@ func TestRealClientReadsThroughFake(t *testing.T) {
 	last := msgs[len(msgs)-1]
 	assert.Positive(t, last.Usage.CacheReadInputTokens, "the second turn reads the cached prefix")
 	assert.Positive(t, s.CacheStats().HitRatio())
+}
+
+// TestRealClientRecoversFromFaults checks that the faults the fake injects
+// look real to the client: it retries each and finishes the run.
+func TestRealClientRecoversFromFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	for name, f := range map[string]fakeapi.Fault{
+		"overloaded 529":        {Kind: fakeapi.FaultHTTPError, Status: 529},
+		"stream cut mid-event":  {Kind: fakeapi.FaultCutStream, AfterEvents: 3},
+		"error event after 200": {Kind: fakeapi.FaultStreamError, AfterEvents: 2},
+		"malformed event data":  {Kind: fakeapi.FaultMalformedJSON, AfterEvents: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f.On = []int{1}
+			faults := fakeapi.NewFaults(f)
+			s := fakeapi.New(fakeapi.Options{Faults: faults})
+			defer s.Close()
+			env := claudecli.NewEnv(t, s.URL())
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			res, err := env.Run(ctx, "-p", "hello", "--permission-mode", "bypassPermissions")
+			require.NoError(t, err)
+			assert.Equal(t, 0, res.ExitCode, "stderr:\n%s", res.Stderr)
+			assert.Equal(t, "OK.", strings.TrimSpace(res.Stdout))
+			assert.Equal(t, 1, faults.Fired())
+			reqs := s.MessagesRequests()
+			require.Len(t, reqs, 2, "one faulted attempt, one retry")
+			assert.Equal(t, messagesOf(t, reqs[0].Body), messagesOf(t, reqs[1].Body), "the retry resends the same conversation")
+		})
+	}
+}
+
+// messagesOf returns the messages of a request body as JSON text. (After a
+// malformed stream the client retries with a lower max_tokens, so whole
+// bodies differ.)
+func messagesOf(t *testing.T, body []byte) string {
+	var m struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(body, &m))
+	return string(m.Messages)
 }
