@@ -58,7 +58,7 @@ func ReadCounters(d xdg.Dirs, session string) (*Counters, error) {
 
 // UpdateCounters applies fn to a session's counters under the lock.
 func UpdateCounters(d xdg.Dirs, session string, now time.Time, fn func(*Counters)) error {
-	return statefile.Update(CountersPath(d, session), func(c *Counters) error {
+	return UpdateQuick(CountersPath(d, session), func(c *Counters) error {
 		c.V = 1
 		c.Session = session
 		c.Updated = now

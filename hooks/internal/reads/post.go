@@ -1,7 +1,9 @@
 package reads
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/synaxi/synaxi/internal/hookio"
 
@@ -13,103 +15,90 @@ func (s *Store) Post(in *hookio.Input) error {
 	if !s.Cfg.Enabled || in.SessionID == "" {
 		return nil
 	}
+	dir := Dir(s.Dirs, in.SessionID, in.AgentID)
 	switch in.ToolName {
 	case "Read":
 		a := in.ReadArgs()
-		p := absPath(a.FilePath, in.Cwd)
-		if p == "" {
-			return nil
+		if p := absPath(a.FilePath, in.Cwd); p != "" {
+			return s.record(dir, p, ReadView(a), true)
 		}
-		return s.update(in.SessionID, in.AgentID, func(c *Context) error {
-			return s.record(c, p, ReadView(a), true)
-		})
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		p := absPath(in.EditedPath(), in.Cwd)
-		return s.update(in.SessionID, in.AgentID, func(c *Context) error {
-			if p != "" {
-				c.forget(p)
-			}
-			c.edited()
-			return nil
-		})
+		var err error
+		if p := absPath(in.EditedPath(), in.Cwd); p != "" {
+			err = forget(dir, p)
+		}
+		return errors.Join(err, resetLoops(dir))
 	case "Bash":
-		return s.postBash(in)
+		return s.postBash(in, dir)
 	}
 	return nil
 }
 
-func (s *Store) postBash(in *hookio.Input) error {
+func (s *Store) postBash(in *hookio.Input, dir string) error {
 	cmd := in.Command()
 	an := shellread.Parse(cmd, in.Cwd)
-	key := shellread.Normalize(cmd)
-	resp := in.ToolResponse
-	truncated := resp.Get("interrupted").Bool() || len(resp.Get("stdout").Str) >= BashOutputLimit
-	if len(an.Reads) == 0 && len(an.Edits) == 0 && !an.Global && (s.Cfg.LoopThreshold <= 0 || key == "") {
-		return nil
+	var errs []error
+	switch {
+	case an.Global:
+		errs = append(errs, forgetAll(dir), resetLoops(dir))
+	case len(an.Edits) > 0:
+		for _, e := range an.Edits {
+			if p := absPath(e, in.Cwd); p != "" {
+				errs = append(errs, forget(dir, p))
+			}
+		}
+		errs = append(errs, resetLoops(dir))
 	}
-	return s.update(in.SessionID, in.AgentID, func(c *Context) error {
-		switch {
-		case an.Global:
-			clear(c.Files)
-			clear(c.Grants)
-			c.edited()
-		case len(an.Edits) > 0:
-			for _, e := range an.Edits {
-				if p := absPath(e, in.Cwd); p != "" {
-					c.forget(p)
-				}
-			}
-			c.edited()
-		}
-		if !truncated {
-			for _, r := range an.Reads {
-				if p := absPath(r.Path, in.Cwd); p != "" {
-					if err := s.record(c, p, r.View, false); err != nil {
-						return err
-					}
-				}
+	resp := in.ToolResponse
+	if !resp.Get("interrupted").Bool() && len(resp.Get("stdout").Str) < BashOutputLimit {
+		for _, r := range an.Reads {
+			if p := absPath(r.Path, in.Cwd); p != "" {
+				errs = append(errs, s.record(dir, p, r.View, false))
 			}
 		}
-		if s.Cfg.LoopThreshold > 0 && key != "" && !an.Global && len(an.Edits) == 0 {
-			c.Cmds[key]++
-		}
-		return nil
-	})
+	}
+	key := shellread.Normalize(cmd)
+	if s.Cfg.LoopThreshold > 0 && key != "" && !an.Global && len(an.Edits) == 0 {
+		errs = append(errs, hookio.UpdateQuick(filepath.Join(dir, loopsName), func(l *Loops) error {
+			if l.Cmds == nil {
+				l.Cmds = map[string]int{}
+			}
+			l.Cmds[key]++
+			return nil
+		}))
+	}
+	return errors.Join(errs...)
 }
 
 // record adds a read of view to path's record, starting afresh when the
-// file changed since the last record.
-func (s *Store) record(c *Context, path string, view shellread.View, viaTool bool) error {
-	st, ok := statFile(path)
-	if !ok {
-		c.forget(path)
-		return nil
-	}
-	rec := c.Files[path]
-	if rec == nil || rec.Size != st.size || rec.MtimeNs != st.mtimeNs {
-		if rec != nil {
-			delete(c.Grants, path)
+// file changed since the last record (a pending grant goes with it).
+func (s *Store) record(dir, path string, view shellread.View, viaTool bool) error {
+	return updateRec(recPath(dir, path), path, func(rec *FileRec) (*FileRec, error) {
+		st, ok := statFile(path)
+		if !ok {
+			return nil, nil
 		}
-		rec = &FileRec{Size: st.size, MtimeNs: st.mtimeNs}
-		c.Files[path] = rec
-	}
-	var spans []span
-	if view.Tail > 0 {
-		// The last lines depend on the file's length: count them.
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil
+		if rec == nil || rec.Size != st.size || rec.MtimeNs != st.mtimeNs {
+			rec = &FileRec{Size: st.size, MtimeNs: st.mtimeNs}
 		}
-		spans = resolve(view, indexLines(data).count())
-	} else {
-		for _, r := range view.Ranges {
-			spans = append(spans, span{max(r.Start, 1), r.End})
+		var spans []span
+		if view.Tail > 0 {
+			// The last lines depend on the file's length: count them.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return rec, nil
+			}
+			spans = resolve(view, indexLines(data).count())
+		} else {
+			for _, r := range view.Ranges {
+				spans = append(spans, span{max(r.Start, 1), r.End})
+			}
 		}
-	}
-	rec.Spans = mergeOpen(append(rec.Spans, spans...))
-	rec.ViaTool = rec.ViaTool || viaTool
-	rec.At = s.Now()
-	return nil
+		rec.Spans = mergeOpen(append(rec.Spans, spans...))
+		rec.ViaTool = rec.ViaTool || viaTool
+		rec.At = s.Now()
+		return rec, nil
+	})
 }
 
 // mergeOpen merges spans whose end may be 0 ("to the end of the file").

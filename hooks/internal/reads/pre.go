@@ -1,13 +1,16 @@
 package reads
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -74,78 +77,76 @@ func (s *Store) Pre(in *hookio.Input) (Decision, error) {
 // preReads denies the requests only if every one of them is deniable (a
 // command that also shows something new passes whole).
 func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
-	// Fast path without the lock: nothing recorded for any path → allow.
-	raw, err := s.loadRaw(in.SessionID, in.AgentID)
-	if err != nil {
-		if isNotExist(err) {
-			return Decision{}, nil
+	dir := Dir(s.Dirs, in.SessionID, in.AgentID)
+	files := make([]string, len(rqs))
+	recs := make([]*FileRec, len(rqs))
+	for i, rq := range rqs {
+		files[i] = recPath(dir, rq.path)
+		if recs[i] = readRec(files[i], rq.path); recs[i] == nil {
+			return Decision{}, nil // never read in this context
 		}
-		return Decision{}, err
-	}
-	known := false
-	for _, rq := range rqs {
-		if gjson.GetBytes(raw, "files."+escapePath(rq.path)).Exists() {
-			known = true
-			break
-		}
-	}
-	if !known {
-		return Decision{}, nil
 	}
 	vis := s.visibilityFor(in.SessionID, in.AgentID)
+	verdicts := make([]verdict, len(rqs))
+	all, stale := true, false
+	for i, rq := range rqs {
+		verdicts[i] = s.judge(recs[i], rq, vis)
+		if verdicts[i].stale {
+			stale = true
+			if err := forget(dir, rq.path); err != nil {
+				return Decision{}, err
+			}
+		}
+		all = all && verdicts[i].deniable
+	}
+	if stale {
+		if err := resetLoops(dir); err != nil {
+			return Decision{}, err
+		}
+	}
+	if !all {
+		return Decision{}, nil
+	}
 
 	var (
-		dec      Decision
-		booked   int64
-		refunded int64
-		refunds  int64
+		dec              Decision
+		booked, refunded int64
+		refunds          int64
 	)
-	err = s.update(in.SessionID, in.AgentID, func(c *Context) error {
-		dec, booked, refunded, refunds = Decision{}, 0, 0, 0
-		var (
-			changed  bool
-			verdicts = make([]verdict, len(rqs))
-			all      = true
-		)
-		for i, rq := range rqs {
-			v := s.judge(c, rq, vis)
-			if v.stale {
-				c.forget(rq.path)
-				c.edited()
-				changed = true
-			}
-			verdicts[i] = v
-			all = all && v.deniable
-		}
-		if !all {
-			if !changed {
-				return errSkip
-			}
-			return nil
-		}
+	err := withLocks(files, func() error {
+		cur := make([]*FileRec, len(rqs))
 		granted := true
-		for _, rq := range rqs {
-			if _, ok := c.Grants[rq.path]; !ok {
-				granted = false
+		for i, rq := range rqs {
+			cur[i] = readRec(files[i], rq.path)
+			if cur[i] == nil || cur[i].Size != recs[i].Size || cur[i].MtimeNs != recs[i].MtimeNs {
+				return nil // changed under us: allow
 			}
+			granted = granted && cur[i].Grant != nil
 		}
 		if granted {
 			// The escape: the re-issued read passes and its booking is refunded.
-			for _, rq := range rqs {
-				refunded += c.Grants[rq.path]
+			for i, r := range cur {
+				refunded += *r.Grant
 				refunds++
-				delete(c.Grants, rq.path)
+				r.Grant = nil
+				if err := hookio.WriteQuick(files[i], r); err != nil {
+					return err
+				}
 			}
 			return nil
 		}
 		var named []string
-		for i, rq := range rqs {
-			if _, ok := c.Grants[rq.path]; ok {
+		for i, r := range cur {
+			if r.Grant != nil {
 				continue
 			}
-			c.Grants[rq.path] = verdicts[i].tokens
-			booked += verdicts[i].tokens
-			named = append(named, fmt.Sprintf("%s (%s)", rq.path, verdicts[i].desc))
+			tokens := verdicts[i].tokens
+			r.Grant = &tokens
+			if err := hookio.WriteQuick(files[i], r); err != nil {
+				return err
+			}
+			booked += tokens
+			named = append(named, fmt.Sprintf("%s (%s)", rqs[i].path, verdicts[i].desc))
 		}
 		dec = Decision{Deny: true, Reason: denyReason(named, booked)}
 		return nil
@@ -171,12 +172,9 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 }
 
 func denyReason(named []string, tokens int64) string {
-	what := named[0]
-	if len(named) > 1 {
-		what = strings.Join(named, "; ")
-	}
 	return fmt.Sprintf("synaxi: you already read %s earlier in this conversation and it is unchanged on disk, so use that content (~%d tokens not re-sent). "+
-		"If it is no longer in your context, or you need it again anyway, re-issue the same read: it will be allowed once.", what, tokens)
+		"If it is no longer in your context, or you need it again anyway, re-issue the same read: it will be allowed once.",
+		strings.Join(named, "; "), tokens)
 }
 
 // preLoop is the loop breaker: a command that already ran loop_threshold
@@ -187,25 +185,28 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 	if n <= 0 || key == "" {
 		return Decision{}, nil
 	}
-	raw, err := s.loadRaw(in.SessionID, in.AgentID)
-	if err != nil {
-		if isNotExist(err) {
+	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), loopsName)
+	var l Loops
+	if data, err := os.ReadFile(file); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			return Decision{}, nil
 		}
 		return Decision{}, err
-	}
-	if gjson.GetBytes(raw, "cmds."+escapePath(key)).Int() < int64(n) {
+	} else if json.Unmarshal(data, &l) != nil || l.Cmds[key] < n {
 		return Decision{}, nil
 	}
 	var dec Decision
-	err = s.update(in.SessionID, in.AgentID, func(c *Context) error {
+	err := hookio.UpdateQuick(file, func(l *Loops) error {
 		dec = Decision{}
-		runs := c.Cmds[key]
+		runs := l.Cmds[key]
 		if runs < n {
-			return errSkip
+			return statefile.ErrSkip
 		}
-		c.LoopTries[key]++
-		if c.LoopTries[key]%2 == 1 {
+		if l.Tries == nil {
+			l.Tries = map[string]int{}
+		}
+		l.Tries[key]++
+		if l.Tries[key]%2 == 1 {
 			shown := key
 			if len(shown) > 200 {
 				shown = shown[:200] + "…"
@@ -220,6 +221,3 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 	}
 	return dec, s.count(in.SessionID, func(c *hookio.Counters) { c.LoopsBroken++ })
 }
-
-// escapePath escapes a map key for a gjson path.
-func escapePath(k string) string { return gjson.Escape(k) }

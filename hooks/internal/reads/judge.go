@@ -1,0 +1,158 @@
+package reads
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/visibility"
+
+	"github.com/synaxi/synaxi/hooks/internal/shellread"
+)
+
+// Decision is the outcome of a PreToolUse judgement.
+type Decision struct {
+	Deny   bool
+	Reason string
+}
+
+// fileState is a file as it is on disk now.
+type fileState struct {
+	size    int64
+	mtimeNs int64
+}
+
+func statFile(path string) (fileState, bool) {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return fileState{}, false
+	}
+	return fileState{fi.Size(), fi.ModTime().UnixNano()}, true
+}
+
+// request is one file read being judged.
+type request struct {
+	path    string
+	view    shellread.View
+	viaTool bool
+}
+
+// verdict is the judgement of one request against its record.
+type verdict struct {
+	deniable bool
+	stale    bool // the record no longer matches the disk: forget it
+	tokens   int64
+	desc     string // what was read, for the reason
+}
+
+// skipExt are files whose Read is not plain text (images, PDFs, notebooks);
+// bytes/4 says nothing about their tokens, so they are never denied.
+var skipExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true,
+	".pdf": true, ".ipynb": true, ".bmp": true, ".svgz": true}
+
+// judge decides whether one request may be denied given its record (all
+// conditions but the escape grant).
+func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export) verdict {
+	if rec == nil {
+		return verdict{}
+	}
+	st, ok := statFile(rq.path)
+	if !ok || st.size != rec.Size || st.mtimeNs != rec.MtimeNs {
+		return verdict{stale: true}
+	}
+	if rq.viaTool && !rec.ViaTool {
+		// Claude Code's Edit needs a Read-tool read of the file; a shell
+		// read does not count, so this Read must pass.
+		return verdict{}
+	}
+	if skipExt[strings.ToLower(filepath.Ext(rq.path))] {
+		return verdict{}
+	}
+	data, err := os.ReadFile(rq.path)
+	if err != nil || int64(len(data)) != rec.Size {
+		return verdict{}
+	}
+	if i := min(len(data), 8192); strings.IndexByte(string(data[:i]), 0) >= 0 {
+		return verdict{} // binary
+	}
+	ix := indexLines(data)
+	want := resolve(rq.view, ix.count())
+	have := clampSpans(rec.Spans, ix.count())
+	if len(want) == 0 || !covered(want, have) {
+		return verdict{}
+	}
+	if evicted(vis, rq.path, want, rec.At) {
+		return verdict{}
+	}
+	tokens := s.Tokens(pick(ix, want))
+	if tokens < int64(s.Cfg.MinTokens) {
+		return verdict{}
+	}
+	return verdict{deniable: true, tokens: tokens, desc: describe(have, ix.count())}
+}
+
+// pick returns the bytes of the spans.
+func pick(ix lineIndex, spans []span) []byte {
+	if len(spans) == 1 {
+		s := spans[0]
+		end := len(ix.data)
+		if s[1] < len(ix.starts) {
+			end = ix.starts[s[1]]
+		}
+		return ix.data[ix.starts[s[0]-1]:end]
+	}
+	out := make([]byte, 0, ix.bytesOf(spans))
+	for _, s := range spans {
+		out = append(out, pick(ix, []span{s})...)
+	}
+	return out
+}
+
+// evicted reports whether the proxy's export says the model cannot see the
+// requested lines: the file is marked evicted, its visible ranges do not
+// cover them, or a projection served after the read does not list it.
+func evicted(vis *visibility.Export, path string, want []span, readAt time.Time) bool {
+	if vis == nil {
+		return false
+	}
+	f, ok := vis.Files[path]
+	if !ok {
+		return vis.Updated.After(readAt)
+	}
+	if f.Evicted {
+		return true
+	}
+	if len(f.Visible) == 0 {
+		return false
+	}
+	var have []span
+	for _, r := range f.Visible {
+		have = append(have, span{r.Start, r.End})
+	}
+	n := 0
+	for _, w := range want {
+		n = max(n, w[1])
+	}
+	return !covered(want, clampSpans(have, n))
+}
+
+// describe names what was read: "the whole file" or "lines 1-40, 90-120".
+func describe(have []span, n int) string {
+	if len(have) == 1 && have[0][0] == 1 && have[0][1] >= n {
+		return "the whole file"
+	}
+	parts := make([]string, 0, len(have))
+	for _, h := range have {
+		if h[0] == h[1] {
+			parts = append(parts, fmt.Sprint(h[0]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", h[0], h[1]))
+		}
+	}
+	if len(parts) > 4 {
+		parts = append(parts[:4], "…")
+	}
+	return "lines " + strings.Join(parts, ", ")
+}

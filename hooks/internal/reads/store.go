@@ -1,0 +1,279 @@
+// Package reads is the no-reread hook's memory and judgement: per
+// conversation context (session id + agent id), which files the agent has
+// read (line ranges, with the size and mtime they had), which denials hold
+// an escape grant, and how often each shell command ran since the last edit.
+//
+// A re-read is denied only when all of these hold (SPEC.md §2): the path was
+// read in this context; it is unchanged on disk (size and mtime); the
+// requested lines lie within what was read; the proxy's visibility export
+// does not say the content was evicted; the re-read is worth at least
+// noreread.min_tokens; and no escape grant is pending. A denial grants one
+// escape: the same read re-issued passes and the booked saving is refunded,
+// so the agent can never deadlock.
+//
+// Layout: one directory per context under $XDG_STATE_HOME/synaxi/noreread/
+// (named by visibility.ContextKey), one small record file per file read
+// (named by a hash of its path) and loops.json for the loop breaker. A hook
+// call touches only the records of the files it names, so its cost does not
+// grow with how much the session has read, and parallel calls on different
+// files do not contend. Every update is a locked read-modify-write with an
+// atomic replace.
+package reads
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/visibility"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// ReadDefaultLimit is how many lines Claude Code's Read tool returns when no
+// limit is given.
+const ReadDefaultLimit = 2000
+
+// BashOutputLimit is the size above which Claude Code truncates a Bash
+// tool's output; a shell read that produced this much is not recorded, as
+// the model did not see all of it.
+const BashOutputLimit = 30000
+
+// FileRec is what one context has read of one file.
+type FileRec struct {
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	MtimeNs int64     `json:"mtime_ns"`
+	Spans   []span    `json:"spans"` // merged; an end of 0 means "to the end of the file"
+	ViaTool bool      `json:"via_tool,omitempty"`
+	At      time.Time `json:"at"`
+	// Grant is a pending escape: the tokens its denial booked.
+	Grant *int64 `json:"grant,omitempty"`
+}
+
+// Loops is the loop breaker's state: runs of each normalised command since
+// the last edit, and attempts judged once a command reached the threshold.
+type Loops struct {
+	Cmds  map[string]int `json:"cmds,omitempty"`
+	Tries map[string]int `json:"tries,omitempty"`
+}
+
+// Context is a whole context's record, assembled for inspection and tests.
+type Context struct {
+	Files map[string]*FileRec
+	Loops Loops
+}
+
+// Store judges and records reads.
+type Store struct {
+	Dirs xdg.Dirs
+	Cfg  config.NoReread
+	Now  func() time.Time
+	// Tokens estimates the tokens of file content.
+	Tokens func([]byte) int64
+}
+
+// New returns a Store with the real clock and estimator.
+func New(d xdg.Dirs, cfg config.NoReread) *Store {
+	return &Store{Dirs: d, Cfg: cfg, Now: time.Now, Tokens: EstimateTokens}
+}
+
+// EstimateTokens is the token estimate used for the floor and the savings
+// counters: bytes/4, the usual rule for English and code with Claude's
+// tokenizer.
+func EstimateTokens(b []byte) int64 { return int64(len(b)+3) / 4 }
+
+// Dir is a context's directory.
+func Dir(d xdg.Dirs, session, agent string) string {
+	return d.StatePath("noreread", visibility.ContextKey(session, agent))
+}
+
+const (
+	recPrefix = "f-"
+	loopsName = "loops.json"
+)
+
+// recPath is the record file of path inside a context directory.
+func recPath(dir, path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return filepath.Join(dir, recPrefix+hex.EncodeToString(sum[:12])+".json")
+}
+
+// readRec loads a record without the lock (files are replaced atomically);
+// nil when there is none or it does not belong to path.
+func readRec(file, path string) *FileRec {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var r FileRec
+	if json.Unmarshal(data, &r) != nil || r.Path != path {
+		return nil
+	}
+	return &r
+}
+
+// updateRec is a locked read-modify-write of one record. fn gets nil when
+// there is none; returning nil from fn removes the record.
+func updateRec(file, path string, fn func(r *FileRec) (*FileRec, error)) error {
+	return statefile.WithLock(file, func() error {
+		cur := readRec(file, path)
+		next, err := fn(cur)
+		if err != nil {
+			if errors.Is(err, statefile.ErrSkip) {
+				return nil
+			}
+			return err
+		}
+		if next == nil {
+			if cur == nil {
+				return nil
+			}
+			if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("forget %s: %w", path, err)
+			}
+			return nil
+		}
+		next.Path = path
+		return hookio.WriteQuick(file, next)
+	})
+}
+
+// withLocks runs fn holding the locks of files, taken in sorted order so
+// two hooks never deadlock.
+func withLocks(files []string, fn func() error) error {
+	sorted := append([]string(nil), files...)
+	sort.Strings(sorted)
+	var lock func(i int) error
+	lock = func(i int) error {
+		if i == len(sorted) {
+			return fn()
+		}
+		if i > 0 && sorted[i] == sorted[i-1] {
+			return lock(i + 1)
+		}
+		return statefile.WithLock(sorted[i], func() error { return lock(i + 1) })
+	}
+	return lock(0)
+}
+
+// forget drops a file's record.
+func forget(dir, path string) error {
+	return updateRec(recPath(dir, path), path, func(*FileRec) (*FileRec, error) { return nil, nil })
+}
+
+// forgetAll drops every record of a context.
+func forgetAll(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("list %s: %w", dir, err)
+	}
+	var errs []error
+	for _, e := range entries {
+		n := e.Name()
+		if strings.HasPrefix(n, recPrefix) && strings.HasSuffix(n, ".json") {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// resetLoops clears the loop breaker: a repeat after an edit is
+// verification, not a loop.
+func resetLoops(dir string) error {
+	file := filepath.Join(dir, loopsName)
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return hookio.UpdateQuick(file, func(l *Loops) error {
+		if len(l.Cmds) == 0 && len(l.Tries) == 0 {
+			return statefile.ErrSkip
+		}
+		*l = Loops{}
+		return nil
+	})
+}
+
+// Load assembles a context's records.
+func (s *Store) Load(session, agent string) (*Context, error) {
+	dir := Dir(s.Dirs, session, agent)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	c := &Context{Files: map[string]*FileRec{}}
+	for _, e := range entries {
+		n := e.Name()
+		switch {
+		case n == loopsName:
+			_ = statefile.ReadJSON(filepath.Join(dir, n), &c.Loops)
+		case strings.HasPrefix(n, recPrefix) && strings.HasSuffix(n, ".json"):
+			var r FileRec
+			if statefile.ReadJSON(filepath.Join(dir, n), &r) == nil {
+				c.Files[r.Path] = &r
+			}
+		}
+	}
+	return c, nil
+}
+
+// visibilityFor loads the proxy's export for a context, nil when there is
+// none (the context is not projected) or it cannot be read.
+func (s *Store) visibilityFor(session, agent string) *visibility.Export {
+	e, err := visibility.Read(s.Dirs, session, agent)
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// count adds to the session's counters.
+func (s *Store) count(session string, fn func(*hookio.Counters)) error {
+	return hookio.UpdateCounters(s.Dirs, session, s.Now(), fn)
+}
+
+// ResetSession forgets every context of a session (compaction, /clear): the
+// model no longer has what was read. Counters are kept.
+func (s *Store) ResetSession(session string) error {
+	dirs, err := filepath.Glob(filepath.Join(s.Dirs.StatePath("noreread"), statefile.SafeName(session)+"__*"))
+	if err != nil {
+		return fmt.Errorf("list contexts: %w", err)
+	}
+	var errs []error
+	for _, d := range dirs {
+		errs = append(errs, forgetAll(d), resetLoops(d))
+	}
+	return errors.Join(errs...)
+}
+
+// Prune removes contexts not updated for longer than age.
+func (s *Store) Prune(age time.Duration) {
+	root := s.Dirs.StatePath("noreread")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	cutoff := s.Now().Add(-age)
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !e.IsDir() || info.ModTime().After(cutoff) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(root, e.Name()))
+	}
+}
