@@ -227,7 +227,7 @@ func BenchmarkHook(b *testing.B) {
 		b.Run("binary-size", func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 			}
-			b.ReportMetric(float64(fi.Size()), "bytes")
+			b.ReportMetric(float64(fi.Size()), "bin-bytes")
 		})
 	}
 }
