@@ -29,6 +29,9 @@ type block struct {
 	canon []byte          // compact JSON without cache_control: hashed and counted
 	cc    *cacheControl   // nil: no breakpoint here
 	ccRaw json.RawMessage // the cache_control value as sent, when present
+	// nested are cache_control markers inside a tool_result's content
+	// blocks: each counts against the limit and marks this block.
+	nested []*cacheControl
 
 	// Fields of content blocks (zero for tools and system blocks).
 	Type      string
@@ -223,6 +226,11 @@ func parseContent(raw json.RawMessage, where string) ([]*block, bool, error) {
 		b.Type, b.Text, b.ID, b.Name, b.Input = w.Type, w.Text, w.ID, w.Name, w.Input
 		b.ToolUseID, b.Content, b.IsError = w.ToolUseID, w.Content, w.IsError
 		b.Thinking, b.Signature = w.Thinking, w.Signature
+		if b.Type == "tool_result" {
+			if err := b.parseNested(); err != nil {
+				return nil, false, err
+			}
+		}
 		blocks = append(blocks, b)
 	}
 	return blocks, false, nil
@@ -252,6 +260,36 @@ func newBlock(raw json.RawMessage, where string) (*block, error) {
 	}
 	b.canon = canon
 	return b, nil
+}
+
+// parseNested finds cache_control markers in a tool_result's content blocks.
+// The first one makes the tool_result a breakpoint when it has none itself.
+func (b *block) parseNested() error {
+	trimmed := bytes.TrimSpace(b.Content)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return nil
+	}
+	var items []struct {
+		CacheControl json.RawMessage `json:"cache_control"`
+	}
+	if err := json.Unmarshal(trimmed, &items); err != nil {
+		return invalidf("%s.content: Input should be a valid list", b.where)
+	}
+	for j, it := range items {
+		if isNull(it.CacheControl) {
+			continue
+		}
+		cc, err := parseCacheControl(it.CacheControl, fmt.Sprintf("%s.content.%d.cache_control", b.where, j))
+		if err != nil {
+			return err
+		}
+		b.nested = append(b.nested, cc)
+	}
+	if b.cc == nil && len(b.nested) > 0 {
+		b.cc = b.nested[len(b.nested)-1]
+		b.nested = b.nested[:len(b.nested)-1]
+	}
+	return nil
 }
 
 func parseCacheControl(raw json.RawMessage, where string) (*cacheControl, error) {

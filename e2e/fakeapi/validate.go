@@ -78,7 +78,43 @@ func validate(p *parsedRequest, countTokens, rejectEmptyTools bool) error {
 	if err := validateTools(p, rejectEmptyTools); err != nil {
 		return err
 	}
+	if err := validateThinking(p, countTokens); err != nil {
+		return err
+	}
 	return validateBreakpoints(p)
+}
+
+// validateThinking checks the thinking parameter: an enabled budget is at
+// least 1024 tokens and below max_tokens.
+func validateThinking(p *parsedRequest, countTokens bool) error {
+	raw, ok := p.fields["thinking"]
+	if !ok || isNull(raw) {
+		return nil
+	}
+	var th struct {
+		Type   string `json:"type"`
+		Budget *int64 `json:"budget_tokens"`
+	}
+	if err := json.Unmarshal(raw, &th); err != nil {
+		return invalidf("thinking: Input should be a valid dictionary")
+	}
+	switch th.Type {
+	case "adaptive", "disabled":
+		return nil
+	case "enabled":
+	default:
+		return invalidf("thinking.type: Input tag '%s' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'", th.Type)
+	}
+	if th.Budget == nil {
+		return invalidf("thinking.enabled.budget_tokens: Field required")
+	}
+	if *th.Budget < 1024 {
+		return invalidf("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024")
+	}
+	if !countTokens && *p.MaxTokens <= *th.Budget {
+		return invalidf("`max_tokens` must be greater than `thinking.budget_tokens`.")
+	}
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -352,6 +388,9 @@ func toolUseIDs(blocks []*block) []string {
 func validateBreakpoints(p *parsedRequest) error {
 	var marks []*block
 	for _, b := range p.prefix() {
+		for range b.nested {
+			marks = append(marks, b)
+		}
 		if b.cc != nil {
 			marks = append(marks, b)
 		}

@@ -72,7 +72,7 @@ func TestValidation(t *testing.T) {
 			"tool_use blocks can only be in assistant messages"},
 
 		// tools
-		{"tools absent", body(t, arr{user(text("a"))}, obj{"tools": nil, "tool_choice": obj{"type": "auto"}}), ""},
+		{"tools absent", body(t, arr{user(text("a"))}, obj{"tools": nil}), ""},
 		{"tools JSON null", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"a"}],"tools":null}`,
 			"tools: Input should be a valid list"},
 		{"tools empty without tool blocks (title request)", body(t, arr{user(text("a"))}, obj{"tools": arr{}}), ""},
@@ -96,6 +96,11 @@ func TestValidation(t *testing.T) {
 		{"1h before 5m", body(t, arr{user(cached(text("a"), "5m"))}, obj{"system": arr{cached(text("s"), "1h")}}), ""},
 		{"5m before 1h", body(t, arr{user(cached(text("a"), "1h"))}, obj{"system": arr{cached(text("s"), "5m")}}),
 			"must not come after a ttl='5m'"},
+		{"breakpoints inside tool_result content count", body(t, arr{user(text("go")),
+			assistant(toolUse("toolu_1", "Read", obj{})),
+			user(obj{"type": "tool_result", "tool_use_id": "toolu_1", "content": arr{cached(text("a"), ""), cached(text("b"), "")}})},
+			obj{"tools": arr{cached(tool("Read"), "")}, "system": arr{cached(text("s"), ""), cached(text("t"), "")}}),
+			"Found 5."},
 		{"bad ttl", body(t, arr{user(cached(text("a"), "10m"))}, nil), "ttl"},
 		{"bad cache_control type", body(t, arr{user(obj{"type": "text", "text": "a", "cache_control": obj{"type": "persistent"}})}, nil),
 			"Input should be 'ephemeral'"},
@@ -108,6 +113,12 @@ func TestValidation(t *testing.T) {
 		{"thinking with cache_control", body(t, arr{user(text("a")),
 			assistant(cached(obj{"type": "thinking", "thinking": "t", "signature": "sig"}, ""), text("b")), user(text("c"))}, nil),
 			"cache_control cannot be set on thinking blocks"},
+		{"thinking budget", body(t, arr{user(text("a"))}, obj{"max_tokens": 4096, "thinking": obj{"type": "enabled", "budget_tokens": 1024}}), ""},
+		{"thinking budget too small", body(t, arr{user(text("a"))}, obj{"thinking": obj{"type": "enabled", "budget_tokens": 100}}),
+			"greater than or equal to 1024"},
+		{"thinking budget not below max_tokens", body(t, arr{user(text("a"))}, obj{"max_tokens": 2000, "thinking": obj{"type": "enabled", "budget_tokens": 2000}}),
+			"`max_tokens` must be greater than `thinking.budget_tokens`"},
+		{"unknown thinking type", body(t, arr{user(text("a"))}, obj{"thinking": obj{"type": "maybe"}}), "thinking.type"},
 		{"redacted thinking", body(t, arr{user(text("a")),
 			assistant(obj{"type": "redacted_thinking", "data": "xyz"}, text("b")), user(text("c"))}, nil), ""},
 	}
