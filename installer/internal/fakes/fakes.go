@@ -166,18 +166,19 @@ func fakeClaude(args []string) int {
 }
 
 // fakeSession stands in for an interactive or -p Claude Code launch: it
-// records its arguments and environment to $SYNAXI_FAKE_RECORD, sleeps for
+// records its arguments and environment to $SYNAXI_FAKE_RECORD once it
+// handles signals, sleeps for
 // $SYNAXI_FAKE_SLEEP (a duration) unless a signal comes first, and exits
 // with $SYNAXI_FAKE_EXIT, or 100+signal number when signalled.
 func fakeSession(args []string) int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	rec := map[string]any{"args": args, "env": os.Environ(), "pid": os.Getpid()}
 	data, _ := json.Marshal(rec)
 	if p := os.Getenv("SYNAXI_FAKE_RECORD"); p != "" {
 		_ = os.WriteFile(p+".tmp", data, 0o600)
 		_ = os.Rename(p+".tmp", p)
 	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT)
 	if d, err := time.ParseDuration(os.Getenv("SYNAXI_FAKE_SLEEP")); err == nil {
 		select {
 		case s := <-sig:

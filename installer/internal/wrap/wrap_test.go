@@ -130,7 +130,8 @@ func startWrapProcess(t *testing.T, f *fixture) (*exec.Cmd, *Marker) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		ms, _ := Markers(f.d)
-		if len(ms) == 1 && ms[0].ChildPID > 0 {
+		_, err := os.Stat(f.record)
+		if len(ms) == 1 && ms[0].ChildPID > 0 && err == nil {
 			return cmd, ms[0]
 		}
 		require.True(t, time.Now().Before(deadline), "wrap did not launch claude")
