@@ -75,11 +75,6 @@ type Row struct {
 	Model   string    `json:"model"`
 	Status  int       `json:"status"`
 
-	// Gated is true for a request the gate handed to the projection (worker
-	// requests, or every request with project_all); only gated rows are
-	// measured against count_tokens. Other Messages requests get a row with
-	// their billed usage and a null counterfactual without a reason.
-	Gated          bool   `json:"gated"`
 	Projected      bool   `json:"projected"`
 	FailOpen       bool   `json:"fail_open"`
 	FailOpenReason string `json:"fail_open_reason,omitempty"`
