@@ -66,22 +66,15 @@ var ErrWarnings = errors.New("finished with warnings (see above)")
 // Install performs `synaxi install`. It is idempotent: a second run changes
 // nothing that the first already did and backs nothing up twice.
 func Install(ctx context.Context, opts Options) error {
-	opts.defaults()
-	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
-	in.jdir = journal.Dir(in.dirs)
+	in := newInstaller(ctx, opts)
 	if err := xdg.Ensure(in.jdir); err != nil {
 		return err
 	}
-	return journal.Lock(in.jdir, func() error {
-		j, err := journal.Load(in.jdir)
-		if err != nil {
-			return err
-		}
-		in.j = j
+	return in.locked(func(j *journal.Journal) error {
 		j.ClaudeDir = in.cdir
 		// Save whatever was done even when a later step fails, so uninstall
 		// can still undo it.
-		err = in.install()
+		err := in.install()
 		if serr := j.Save(in.jdir); serr != nil && err == nil {
 			err = serr
 		}
@@ -89,6 +82,25 @@ func Install(ctx context.Context, opts Options) error {
 			err = ErrWarnings
 		}
 		return err
+	})
+}
+
+func newInstaller(ctx context.Context, opts Options) *installer {
+	opts.defaults()
+	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
+	in.jdir = journal.Dir(in.dirs)
+	return in
+}
+
+// locked runs fn with the journal loaded, holding its lock.
+func (in *installer) locked(fn func(*journal.Journal) error) error {
+	return journal.Lock(in.jdir, func() error {
+		j, err := journal.Load(in.jdir)
+		if err != nil {
+			return err
+		}
+		in.j = j
+		return fn(j)
 	})
 }
 
@@ -175,7 +187,7 @@ func (in *installer) copyBinaries() error {
 		}
 		copied++
 	}
-	in.say("binaries: %d copied, %d already current, in %s", copied, kept, dst)
+	in.say("binaries: %d copied, %d already current, in %s (add it to PATH to run `synaxi` anywhere)", copied, kept, dst)
 	return nil
 }
 

@@ -257,3 +257,26 @@ func TestJournalBacksUpOnce(t *testing.T) {
 	assert.True(t, j.PluginInstalled)
 	assert.True(t, j.MarketplaceAdded)
 }
+
+func TestInstallHonoursClaudeConfigDir(t *testing.T) {
+	e := newEnv(t)
+	cdir := filepath.Join(e.home, "elsewhere")
+	t.Setenv("CLAUDE_CONFIG_DIR", cdir)
+	require.NoError(t, Install(context.Background(), e.opts), e.out.String())
+	data, err := os.ReadFile(filepath.Join(cdir, "settings.json"))
+	require.NoError(t, err)
+	assert.Equal(t, StatusLineCommand(xdg.Resolve()), jsonedit.GetString(data, "statusLine", "command"))
+	assert.Equal(t, "true", string(mustGet(t, data, "enabledPlugins", "synaxi@synaxi")))
+	assert.NoDirExists(t, e.claudeDir)
+	require.NoError(t, Uninstall(context.Background(), e.opts), e.out.String())
+	assert.NoFileExists(t, filepath.Join(cdir, "settings.json"))
+	assert.NoDirExists(t, cdir, "install created it, uninstall removes it")
+}
+
+func mustGet(t *testing.T, src []byte, path ...string) []byte {
+	t.Helper()
+	raw, ok, err := jsonedit.Get(src, path...)
+	require.NoError(t, err)
+	require.True(t, ok, "%v missing", path)
+	return raw
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
-	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // Uninstall performs `synaxi uninstall`: it stops the proxy, removes the
@@ -22,9 +21,7 @@ import (
 // byte (or removed if it did not exist); one changed since keeps those
 // changes and loses only synaxi's keys and lines.
 func Uninstall(ctx context.Context, opts Options) error {
-	opts.defaults()
-	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
-	in.jdir = journal.Dir(in.dirs)
+	in := newInstaller(ctx, opts)
 	if !journal.Exists(in.jdir) {
 		in.say("nothing to uninstall: no install journal in %s", in.jdir)
 		if !in.NoProxy {
@@ -32,12 +29,7 @@ func Uninstall(ctx context.Context, opts Options) error {
 		}
 		return nil
 	}
-	return journal.Lock(in.jdir, func() error {
-		j, err := journal.Load(in.jdir)
-		if err != nil {
-			return err
-		}
-		in.j = j
+	return in.locked(func(j *journal.Journal) error {
 		if j.ClaudeDir != "" {
 			in.cdir = j.ClaudeDir
 		}
