@@ -133,7 +133,13 @@ func WriteJSON(path string, v any) error {
 func Update[T any](path string, fn func(*T) error) error {
 	return WithLock(path, func() error {
 		var v T
-		if err := ReadJSON(path, &v); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		data, err := os.ReadFile(path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			// A file we cannot read is not replaced: that would lose it.
+			return fmt.Errorf("read state %s: %w", path, err)
+		case json.Unmarshal(data, &v) != nil:
 			// A corrupt document (never written by us: writes are atomic) is
 			// replaced rather than wedging every future update.
 			var zero T
@@ -145,7 +151,7 @@ func Update[T any](path string, fn func(*T) error) error {
 			}
 			return err
 		}
-		data, err := json.Marshal(&v)
+		data, err = json.Marshal(&v)
 		if err != nil {
 			return fmt.Errorf("encode state %s: %w", path, err)
 		}

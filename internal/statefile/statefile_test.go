@@ -271,6 +271,16 @@ func TestUpdate(t *testing.T) {
 	var d counterDoc
 	require.NoError(t, ReadJSON(path, &d))
 	assert.Equal(t, 1, d.N)
+
+	// A path that cannot be read is an error, not a fresh document.
+	unreadable := filepath.Join(dir, "dir.json")
+	require.NoError(t, os.MkdirAll(filepath.Join(unreadable, "keep"), 0o700))
+	called := false
+	err = Update(unreadable, func(d *counterDoc) error { called = true; return nil })
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "read state")
+	assert.False(t, called)
+	assert.DirExists(t, filepath.Join(unreadable, "keep"))
 }
 
 func TestReadWriteJSON(t *testing.T) {
