@@ -22,7 +22,8 @@ const maxBody = 32 << 20
 // Options configure a Server. The zero value is usable.
 type Options struct {
 	// Agent answers agent-loop requests; nil answers every one with a short
-	// end_turn text.
+	// end_turn text. It is called from the handler goroutines, concurrently
+	// when requests overlap (subagents), so it must be safe for that.
 	Agent Agent
 	// Faults injects failures; nil injects none.
 	Faults *Faults
@@ -52,7 +53,8 @@ type Request struct {
 	Method, Path, RawQuery string
 	Header                 http.Header
 	Body                   []byte
-	Time                   time.Time
+	// Time is when it arrived, on the server's clock (Options.Now).
+	Time time.Time
 	// Kind is "messages", "count_tokens" or "other".
 	Kind string
 	// Invalid is the validation error the fake answered 400 with, if any.
