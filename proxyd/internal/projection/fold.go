@@ -298,17 +298,22 @@ func userExtras(m message) [][]byte {
 // nothing curated away.
 func (f *fold) render(m message, orig int, full bool) served {
 	s := served{role: m.role, orig: orig, current: full, extra: m.extra}
-	for _, b := range m.blocks {
+	for i := range m.blocks {
+		b := &m.blocks[i]
 		raw := b.raw
 		if b.typ == "tool_result" {
-			raw = f.curateResult(b, full)
+			raw = f.curateResult(*b, full)
 		}
 		if (b.typ == "text" && b.text == "") || len(raw) == 0 {
 			continue // empty text blocks are invalid
 		}
 		s.blocks = append(s.blocks, raw)
 		s.kinds = append(s.kinds, b.typ)
-		s.tokens += f.cfg.tok(string(raw))
+		if &raw[0] == &b.raw[0] {
+			s.tokens += b.tokenCount(f.cfg.tok)
+		} else {
+			s.tokens += f.cfg.tok(string(raw))
+		}
 	}
 	if len(s.blocks) == 0 {
 		s.blocks = [][]byte{textBlock("(empty)").raw}
@@ -432,8 +437,7 @@ func (f *fold) ingest(m message) {
 func (f *fold) observe(use block, res block) {
 	in := use.input
 	text := res.text
-	inputs := map[string]string{"command": in.Get("command").String()}
-	f.mem.observe(use.name, inputs, text, res.isError)
+	f.mem.observe(use.name, in.Get("command").String(), text, res.isError)
 	if res.isError || strings.HasPrefix(strings.TrimSpace(text), clearedStub) {
 		return
 	}

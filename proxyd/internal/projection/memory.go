@@ -24,12 +24,19 @@ func newMemory() *memory {
 var notFoundCmd = regexp.MustCompile(`(?m)(?:^|[\s:])([A-Za-z0-9_.+-]{1,40}): (?:command )?not found`)
 
 // observe folds one completed tool call into the memory.
-func (m *memory) observe(tool string, input map[string]string, text string, isError bool) {
-	lower := strings.ToLower(text)
+func (m *memory) observe(tool, cmd string, text string, isError bool) {
 	switch tool {
 	case "Bash":
-		cmd := input["command"]
-		if sub := notFoundCmd.FindStringSubmatch(text); sub != nil && isError {
+		if !isError {
+			if len(m.failures) > 0 {
+				delete(m.failures, cmd)
+				delete(m.facts, "retry:"+cmd)
+			}
+			break
+		}
+		if !strings.Contains(text, "not found") {
+			// no missing command
+		} else if sub := notFoundCmd.FindStringSubmatch(clip(text, 2000)); sub != nil {
 			bin := sub[1]
 			hint := "use an installed alternative"
 			if bin == "python" {
@@ -37,16 +44,15 @@ func (m *memory) observe(tool string, input map[string]string, text string, isEr
 			}
 			m.facts["bin:"+bin] = fmt.Sprintf("`%s` is not installed here (command not found): %s.", bin, hint)
 		}
-		if isError {
-			m.failures[cmd]++
-			if n := m.failures[cmd]; n >= 2 {
-				m.facts["retry:"+cmd] = fmt.Sprintf("`%s` has failed %d times with no file change in between; running it unchanged will fail again: change something first.", clip(cmd, 120), n)
-			}
-		} else {
-			delete(m.failures, cmd)
-			delete(m.facts, "retry:"+cmd)
+		m.failures[cmd]++
+		if n := m.failures[cmd]; n >= 2 {
+			m.facts["retry:"+cmd] = fmt.Sprintf("`%s` has failed %d times with no file change in between; running it unchanged will fail again: change something first.", clip(cmd, 120), n)
 		}
 	case "Read":
+		lower := ""
+		if isError || len(text) < 300 {
+			lower = strings.ToLower(text)
+		}
 		switch {
 		case strings.Contains(lower, "is a directory") || strings.Contains(lower, "eisdir"):
 			m.facts["read:dir"] = "Read needs a file path, not a directory: list directories with Bash (ls, find) first."
@@ -58,6 +64,9 @@ func (m *memory) observe(tool string, input map[string]string, text string, isEr
 		}
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
 		// A file changed: earlier failures may now pass.
+		if len(m.failures) == 0 {
+			break
+		}
 		clear(m.failures)
 		for k := range m.facts {
 			if strings.HasPrefix(k, "retry:") {

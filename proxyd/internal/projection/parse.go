@@ -28,6 +28,17 @@ type block struct {
 	content   []byte // the result's raw "content" (string or array JSON); nil if absent
 	text      string // the result's text (text parts joined), or a text block's text
 	images    int    // image parts of a tool_result
+
+	tokens  int // estimated tokens of raw
+	counted bool
+}
+
+// tokenCount estimates the block's tokens once.
+func (b *block) tokenCount(tok func(string) int) int {
+	if !b.counted {
+		b.tokens, b.counted = tok(string(b.raw)), true
+	}
+	return b.tokens
 }
 
 // message is one entry of the request's messages, canonical: content is
@@ -107,7 +118,7 @@ func textBlock(s string) block {
 
 // parseBlock canonicalises one content block.
 func parseBlock(raw []byte) (block, error) {
-	if !gjson.ValidBytes(raw) || raw[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' {
 		return block{}, fmt.Errorf("content block is not an object")
 	}
 	raw = stripCacheControl(raw)

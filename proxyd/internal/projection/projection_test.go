@@ -1,0 +1,194 @@
+package projection
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
+)
+
+func project(t testing.TB, cfg Config, msgs []obj) *Result {
+	t.Helper()
+	r, err := New(cfg).ProjectBody(context.Background(), reqBody(msgs), "")
+	require.NoError(t, err)
+	return r
+}
+
+// TestRandomConversationsProjectValid is the property test: every request
+// of random conversations projects to a valid request, deterministically,
+// and consecutive requests re-serve the previous prefix byte-identical
+// except at re-projection points.
+func TestRandomConversationsProjectValid(t *testing.T) {
+	budgets := []int{8000, 20000}
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		msgs := randomConversation(r, 10+r.IntN(50))
+		cfg := Config{BudgetTokens: budgets[seed%2]}
+		var prev []byte
+		reprojections := 0
+		for n := 3; n <= len(msgs); n++ {
+			if msgs[n-1]["role"] != "user" {
+				continue
+			}
+			body := reqBody(msgs[:n])
+			require.NoError(t, validate.Request(body), "seed %d: the generated request itself", seed)
+			res := project(t, cfg, msgs[:n])
+			require.NoError(t, validate.Request(res.Body), "seed %d request %d", seed, n)
+			again := project(t, cfg, msgs[:n])
+			require.Equal(t, string(res.Body), string(again.Body), "seed %d: a fresh engine serves the same bytes", seed)
+			assert.LessOrEqual(t, res.Breakpoints, 4)
+			if res.Reprojected {
+				reprojections++
+			} else if prev != nil {
+				assert.Equal(t, -1, validate.PrefixBreak(prev, res.Body), "seed %d request %d: unsanctioned prefix change", seed, n)
+			}
+			prev = res.Body
+		}
+		if cfg.BudgetTokens == 8000 && len(msgs) > 60 {
+			assert.Positive(t, reprojections, "seed %d: a long conversation over a small budget re-projects", seed)
+		}
+	}
+}
+
+func readPair(id, path, content string) []obj {
+	return []obj{assistant(toolUse(id, "Read", obj{"file_path": path})), user(toolResult(id, content, false))}
+}
+
+func TestWorldKeepsGoalLatestPairAndMemory(t *testing.T) {
+	msgs := []obj{user(text("Fix the bug in /w/a.go"))}
+	content := numbered(strings.Split(strings.Repeat("package a\n", 400), "\n"))
+	for i := range 30 {
+		id := "toolu_r" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		msgs = append(msgs, readPair(id, "/w/f"+id+".go", content)...)
+	}
+	msgs = append(msgs,
+		assistant(toolUse("toolu_py", "Bash", obj{"command": "python t.py"})),
+		user(toolResult("toolu_py", "bash: python: command not found", true)))
+	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	require.NoError(t, validate.Request(res.Body))
+	ms := gjson.GetBytes(res.Body, "messages").Array()
+	assert.Equal(t, "Fix the bug in /w/a.go", ms[0].Get("content.0.text").String(), "goal first, verbatim")
+	last := ms[len(ms)-1]
+	assert.Equal(t, "toolu_py", last.Get("content.0.tool_use_id").String(), "latest pair verbatim with its real id")
+	assert.Equal(t, "toolu_py", ms[len(ms)-2].Get("content.0.id").String())
+	reminder := last.Get("content.1.text").String()
+	assert.Contains(t, reminder, "<system-reminder>")
+	assert.Contains(t, reminder, "python3")
+	assert.True(t, res.Reprojected || strings.Contains(string(res.Body), "toolu_syn"), "the world is re-emitted as synthetic exchanges")
+	assert.Contains(t, string(res.Body), "were dropped from it", "evictions leave a trace")
+	assert.Less(t, res.Stats.ServedBytes, res.Stats.OriginalBytes/2)
+}
+
+func TestEditAppliedToCachedContent(t *testing.T) {
+	content := numbered([]string{"package a", "func A() int { return 1 }"})
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/a.go", content)...)
+	msgs = append(msgs,
+		assistant(toolUse("toolu_2", "Edit", obj{"file_path": "/w/a.go", "old_string": "return 1", "new_string": "return 2"})),
+		user(toolResult("toolu_2", "The file /w/a.go has been updated successfully.", false)))
+	// Enough growth to force a re-projection that folds both into the world.
+	for i := range 40 {
+		id := "toolu_b" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, strings.Repeat("y", 1500), false)))
+	}
+	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	require.NoError(t, validate.Request(res.Body))
+	s := string(res.Body)
+	assert.Contains(t, s, `func A() int { return 2 }`)
+	assert.NotContains(t, s, `func A() int { return 1 }`, "the stale version is not served once folded")
+	f := res.Visibility.Files["/w/a.go"]
+	assert.Equal(t, 1, f.Visible[0].Start)
+	assert.Equal(t, 2, f.Visible[0].End)
+}
+
+func TestUnchangedStubRestoredWhenEvicted(t *testing.T) {
+	big := numbered(strings.Split(strings.Repeat("some code here\n", 300), "\n"))
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/big.go", big)...)
+	for i := range 60 {
+		id := "toolu_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		msgs = append(msgs, readPair(id, "/w/other"+id+".go", numbered(strings.Split(strings.Repeat("other\n", 200), "\n")))...)
+	}
+	msgs = append(msgs, assistant(toolUse("toolu_again", "Read", obj{"file_path": "/w/big.go"})),
+		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false)))
+	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	require.NoError(t, validate.Request(res.Body))
+	ms := gjson.GetBytes(res.Body, "messages").Array()
+	last := ms[len(ms)-1].Get("content.0.content").String()
+	assert.Contains(t, last, "some code here", "the model sees the content, not a stub for content it cannot see")
+	assert.NotContains(t, last, "File unchanged since last read")
+}
+
+func TestLargeFileNotEvictedTheTurnAfterItIsRead(t *testing.T) {
+	huge := numbered(strings.Split(strings.Repeat("a long line of code in a huge file\n", 1500), "\n"))
+	msgs := []obj{user(text("goal"))}
+	for i := range 20 {
+		id := "toolu_d" + string(rune('a'+i))
+		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, strings.Repeat("z", 3000), false)))
+	}
+	msgs = append(msgs, readPair("toolu_huge", "/w/huge.go", huge)...)
+	msgs = append(msgs, assistant(toolUse("toolu_next", "Bash", obj{"command": "go test"})), user(toolResult("toolu_next", "FAIL", true)))
+	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	require.NoError(t, validate.Request(res.Body))
+	assert.Contains(t, string(res.Body), "a long line of code in a huge file")
+	assert.False(t, res.Visibility.Files["/w/huge.go"].Evicted)
+}
+
+func TestSystemToolsAndBreakpoints(t *testing.T) {
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/a.go", numbered([]string{"x"}))...)
+	body := reqBody(msgs)
+	body = []byte(strings.Replace(string(body), `"cache_control":{"type":"ephemeral"}`, `"cache_control":{"type":"ephemeral","ttl":"1h"}`, 1))
+	for _, trim := range []bool{false, true} {
+		r, err := New(Config{TrimTools: trim}).ProjectBody(context.Background(), body, "")
+		require.NoError(t, err)
+		require.NoError(t, validate.Request(r.Body))
+		sys := gjson.GetBytes(r.Body, "system").Array()
+		assert.True(t, strings.HasPrefix(sys[0].Get("text").String(), "x-anthropic-billing-header"))
+		assert.True(t, strings.HasPrefix(sys[1].Get("text").String(), "You are a Claude agent"), "identity kept first")
+		assert.Equal(t, Contract, sys[len(sys)-1].Get("text").String())
+		assert.NotContains(t, string(r.Body), "SYNAXI-PROJECTION-WORKER")
+		assert.NotContains(t, string(r.Body), `"ttl":"5m"`)
+		assert.Contains(t, string(r.Body), `"ttl":"1h"`, "the client's TTL is kept")
+		names := gjson.GetBytes(r.Body, "tools.#.name").Array()
+		if trim {
+			assert.Len(t, names, 7, "core tools kept, WebFetch and the MCP tool trimmed")
+		} else {
+			assert.Len(t, names, len(testTools))
+		}
+	}
+}
+
+func TestTrimNeverDropsACalledTool(t *testing.T) {
+	msgs := []obj{user(text("goal")),
+		assistant(toolUse("toolu_1", "mcp__x__y", obj{})), user(toolResult("toolu_1", "ok", false))}
+	r, err := New(Config{TrimTools: true}).ProjectBody(context.Background(), reqBody(msgs), "")
+	require.NoError(t, err)
+	require.NoError(t, validate.Request(r.Body))
+	assert.Contains(t, gjson.GetBytes(r.Body, "tools.#.name").String(), "mcp__x__y")
+}
+
+func TestThinkingSignatureAndSystemMessageCarried(t *testing.T) {
+	body := capturedBody(t, "worker-thinking")
+	r, err := New(Config{}).ProjectBody(context.Background(), body, "")
+	require.NoError(t, err)
+	require.NoError(t, validate.Request(r.Body))
+	ms := gjson.GetBytes(r.Body, "messages").Array()
+	require.Len(t, ms, 4)
+	assert.Equal(t, "system", ms[1].Get("role").String())
+	assert.Equal(t, gjson.GetBytes(body, "messages.1.output_config").Raw, ms[1].Get("output_config").Raw, "extra message fields travel")
+	assert.Equal(t, gjson.GetBytes(body, "messages.2.content.0.signature").String(), ms[2].Get("content.0.signature").String())
+}
+
+func TestMalformedBodiesFail(t *testing.T) {
+	for _, b := range []string{``, `{`, `{"messages":[]}`, `{"messages":"x"}`, `{"messages":[{"role":"assistant","content":"hi"}]}`, `{"messages":[{"content":"x"}]}`} {
+		_, err := New(Config{}).ProjectBody(context.Background(), []byte(b), "")
+		assert.Error(t, err, b)
+	}
+}

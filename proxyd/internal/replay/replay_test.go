@@ -1,0 +1,123 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/proxyd/internal/projection"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const fixtures = "../../../../shared/fixtures/claude-code-sessions"
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(fixtures, name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared fixture %s not present: %v", p, err)
+	}
+	return p
+}
+
+const mainSession = "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+
+// TestFixtureCacheStability is the golden cache-stability test on the real
+// 2.1.39 transcript: every projected request is valid; each re-serves the
+// previous one's messages byte-identical (cache_control aside) except the
+// previous current turn, at re-projection points and after the client's
+// own compaction; a fresh engine ("restart") serves identical bytes; and
+// the served bytes match the golden digests.
+func TestFixtureCacheStability(t *testing.T) {
+	path := fixture(t, mainSession)
+	var digests []string
+	var bodies []Body
+	rep, err := Run(context.Background(), path, Options{}, func(b Body) {
+		bodies = append(bodies, b)
+		h := sha256.Sum256(b.Projected)
+		digests = append(digests, fmt.Sprintf("%s reprojected=%v reset=%v", hex.EncodeToString(h[:8]), b.Reprojected, b.Reset))
+	})
+	require.NoError(t, err)
+	require.Equal(t, 152, rep.Requests, "one request per distinct assistant message")
+	assert.Zero(t, rep.Baseline.InvalidRequests, rep.Baseline.FirstInvalid)
+	assert.Zero(t, rep.Projected.InvalidRequests, rep.Projected.FirstInvalid)
+	assert.Zero(t, *rep.Projected.PrefixViolations)
+
+	sanctioned := 0
+	fresh := projection.New(projection.Config{})
+	for i, b := range bodies {
+		require.NoError(t, validate.Request(b.Projected), "request %d", i)
+		if i > 0 && !b.Reprojected && !b.Reset {
+			assert.Equal(t, -1, validate.PrefixBreak(bodies[i-1].Projected, b.Projected), "request %d", i)
+		}
+		if b.Reprojected || b.Reset {
+			sanctioned++
+		}
+		if i >= len(bodies)/2 { // a proxy restarted mid-session
+			r, err := fresh.ProjectBody(context.Background(), b.Baseline, "")
+			require.NoError(t, err)
+			require.True(t, bytes.Equal(b.Projected, r.Body), "request %d differs after a restart", i)
+		}
+	}
+	assert.Less(t, sanctioned, len(bodies)/8, "re-projection is rare")
+
+	golden := filepath.Join("testdata", "fixture-main.golden")
+	got := strings.Join(digests, "\n") + "\n"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update to create the golden file")
+	assert.Equal(t, string(want), got, "served bytes changed; if intended, run with -update")
+	t.Logf("raw %.2fx, billed %.2fx, hit %.3f (baseline %.3f), reprojections %d",
+		rep.RawReduction, rep.BilledReduction, rep.Projected.CacheHitRatio, rep.Baseline.CacheHitRatio, *rep.Projected.Reprojections)
+}
+
+func TestSubagentTranscripts(t *testing.T) {
+	for _, name := range []string{"agent-a881341.jsonl", "agent-acompact-fffbd0.jsonl"} {
+		path := fixture(t, filepath.Join("258c7280-ae70-4798-800f-63464d01a85d", "subagents", name))
+		rep, err := Run(context.Background(), path, Options{}, nil)
+		require.NoError(t, err)
+		assert.Zero(t, rep.Projected.InvalidRequests, rep.Projected.FirstInvalid)
+		assert.Zero(t, *rep.Projected.PrefixViolations)
+	}
+}
+
+func TestMainJSONSchema(t *testing.T) {
+	path := fixture(t, filepath.Join("258c7280-ae70-4798-800f-63464d01a85d", "subagents", "agent-a881341.jsonl"))
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, Main([]string{path, "--json"}, &out, &errb), errb.String())
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(out.Bytes(), &m))
+	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens"} {
+		assert.Contains(t, m, key)
+	}
+	for _, side := range []string{"baseline", "projected"} {
+		s := m[side].(map[string]any)
+		for _, key := range []string{"raw_tokens", "billed_equivalent", "cache_hit_ratio", "invalid_requests", "cache_write_tokens", "cache_read_tokens", "uncached_input_tokens"} {
+			assert.Contains(t, s, key, side)
+		}
+	}
+	p := m["projected"].(map[string]any)
+	assert.Contains(t, p, "prefix_violations")
+	assert.Contains(t, p, "reprojections")
+
+	out.Reset()
+	require.Equal(t, 0, Main([]string{"--budget", "9000", path}, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "budget: 9000 tokens")
+	assert.Equal(t, 2, Main(nil, &out, &errb))
+	assert.Equal(t, 1, Main([]string{"/nonexistent.jsonl"}, &out, &errb))
+}
