@@ -347,3 +347,31 @@ func TestDocTable(t *testing.T) {
 		require.NoError(t, os.WriteFile(*docTable, []byte(table), 0o644))
 	}
 }
+
+// FuzzEnv sets arbitrary environment values: Load never panics, and either
+// returns a configuration that validates or an *Error naming the key.
+func FuzzEnv(f *testing.F) {
+	f.Add("8080", "15m", "true", "auto", "1")
+	f.Add("-1", "soon", "maybe", "pink", "x")
+	f.Add("99999999999999999999", "-5m", "0", "", "")
+	path := filepath.Join(f.TempDir(), "none.toml")
+	f.Fuzz(func(t *testing.T, port, idle, enabled, color, alias string) {
+		l, err := Load(path, env(map[string]string{
+			"SYNAXI_PROXY_PORT":       port,
+			"SYNAXI_PROXY_IDLE_EXIT":  idle,
+			"SYNAXI_NOREREAD_ENABLED": enabled,
+			"SYNAXI_STATUSLINE_COLOR": color,
+			"SYNAXI_PROJECT_ALL":      alias,
+		}))
+		if err != nil {
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Key == "" {
+				t.Fatalf("error without a key: %v", err)
+			}
+			return
+		}
+		if err := l.Validate(); err != nil {
+			t.Fatalf("Load returned a config that does not validate: %v", err)
+		}
+	})
+}
