@@ -10,8 +10,10 @@
 //     bytes as they pass (a tee), never by holding them back.
 //   - A panic or error in gating, projection or measurement forwards the
 //     original request and is counted as a fail-open (health and ledger).
-//   - Every Messages request gets a ledger row; gated ones carry the
+//   - Every gated request gets one ledger row with the billed usage and the
 //     count_tokens counterfactual of the original body, or null and why.
+//     Other requests cost nothing beyond the gate's look at the body (and,
+//     with the conversation log on, a tee of the response for usage).
 package server
 
 import (
@@ -177,8 +179,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.proxy.ServeHTTP(w, r)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	_ = r.Body.Close()
+	body, err := readBody(r)
 	if err != nil {
 		// The client stopped sending; there is nobody to answer.
 		s.log.Debug("read request body", "path", r.URL.Path, "err", err)
@@ -191,11 +192,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.messages.Add(1)
 	x := s.prepare(r, body)
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	setBody(r, x.served)
+	if !x.gated && s.o.ConvLog == nil {
+		s.proxy.ServeHTTP(w, r) // nothing to record
+		return
+	}
+	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
 	s.pending.Add(1) // before any response byte, so Wait never misses the row
 	defer s.finish(x)
 	s.proxy.ServeHTTP(w, r)
+}
+
+// maxPrealloc bounds the buffer allocated up front from Content-Length.
+const maxPrealloc = 64 << 20
+
+// readBody reads the whole request body, sized from Content-Length when the
+// client sent one.
+func readBody(r *http.Request) ([]byte, error) {
+	defer r.Body.Close()
+	if n := r.ContentLength; n > 0 && n <= maxPrealloc {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1))
+		_, err := buf.ReadFrom(r.Body)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(r.Body)
 }
 
 func setBody(r *http.Request, b []byte) {
@@ -430,7 +450,6 @@ func (s *Server) record(x *exchange) {
 		Agent:          x.agent,
 		Model:          res.Model,
 		Status:         x.status,
-		Gated:          x.gated,
 		Projected:      x.projected,
 		FailOpen:       x.failOpen != "",
 		FailOpenReason: x.failOpen,
@@ -439,6 +458,9 @@ func (s *Server) record(x *exchange) {
 	}
 	if row.Model == "" {
 		row.Model = gjson.GetBytes(x.served, "model").Str
+	}
+	if x.visDone != nil {
+		<-x.visDone
 	}
 	if x.gated {
 		<-x.probeDone
@@ -450,13 +472,10 @@ func (s *Server) record(x *exchange) {
 			s.probeFailures.Add(1)
 		}
 		row.CounterfactualCached = s.cached(x, row.Counterfactual)
-	}
-	if x.visDone != nil {
-		<-x.visDone
-	}
-	if err := ledger.Record(s.o.Dirs, row); err != nil {
-		s.ledgerErrors.Add(1)
-		s.log.Error("write ledger row", "id", x.id, "err", err)
+		if err := ledger.Record(s.o.Dirs, row); err != nil {
+			s.ledgerErrors.Add(1)
+			s.log.Error("write ledger row", "id", x.id, "err", err)
+		}
 	}
 	if s.o.ConvLog != nil {
 		s.logConversation(x, row, res)
@@ -524,7 +543,7 @@ type Health struct {
 	Projection       string    `json:"projection"` // "worker", "all" or "disabled"
 	Requests         int64     `json:"requests"`   // every forwarded request
 	Messages         int64     `json:"messages"`   // of which Messages requests
-	Gated            int64     `json:"gated"`
+	Gated            int64     `json:"gated"`      // of which gated (one ledger row each)
 	Projected        int64     `json:"projected"`
 	FailOpens        int64     `json:"fail_opens"`
 	ProbeFailures    int64     `json:"probe_failures"`
