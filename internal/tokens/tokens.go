@@ -16,10 +16,14 @@
 //   - non-ASCII runes (accents, CJK, emoji: roughly a token or more each).
 //
 // The estimate is a linear combination of those counts. The coefficients
-// were fitted by least squares against token counts the API reported for
-// real traffic (see calibration_test.go and the package README section):
+// were fitted by least squares (on relative error, non-negative) against
+// token counts the API reported for real traffic (see calibration_test.go):
 // whole request bodies with the prompt tokens of their responses, and the
 // growth of a real Claude Code session's prompt between consecutive calls.
+// The fit settled on about 0.21 tokens a letter (4.8 letters a token), 0.73
+// a digit, 1.07 a punctuation mark, 0.86 a newline and 2.3 a non-ASCII
+// rune, plus 7 a message and 25 a content block; word starts, humps and
+// indentation added nothing once letters and punctuation were counted.
 // Measured error of the calibrated coefficients (absolute relative error):
 //
 //   - 44 distinct real request bodies (claude-cli 1.0.6, Sonnet 4 and
