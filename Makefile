@@ -61,7 +61,7 @@ test-unit:
 .PHONY: e2e
 e2e: build
 	@echo "== go test -race e2e (real Claude Code CLI $$(sed -n 's/^const Version = "\(.*\)"/\1/p' e2e/claudecli/claudecli.go))"
-	cd e2e && go test -race -timeout $(E2E_TIMEOUT) $(GO_TEST_FLAGS) ./...
+	cd e2e && SYNAXI_PLUGIN_BUILT=1 go test -race -timeout $(E2E_TIMEOUT) $(GO_TEST_FLAGS) ./...
 
 .PHONY: lint
 lint: fmt-check vet build-gowork-off tidy-check

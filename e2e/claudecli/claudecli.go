@@ -179,9 +179,13 @@ func installed(dir string) (string, error) {
 
 // BuildPlugin runs `make build` in the repository once per process, under a
 // file lock shared with other test processes, so plugin/bin holds freshly
-// built binaries.
+// built binaries. `make e2e` builds first and sets SYNAXI_PLUGIN_BUILT=1,
+// which skips this.
 func BuildPlugin() error {
 	buildOnce.Do(func() {
+		if os.Getenv("SYNAXI_PLUGIN_BUILT") == "1" {
+			return
+		}
 		r := RepoRoot()
 		lockDir := filepath.Join(r, ".cache")
 		if err := os.MkdirAll(lockDir, 0o755); err != nil {
