@@ -97,24 +97,38 @@ func sideReply(p *parsedRequest) Reply {
 	return Reply{Text: "OK."}
 }
 
-// thinkingOn reports whether the request enables thinking.
-func thinkingOn(p *parsedRequest) bool {
+// thinkingType returns the request's thinking type ("" when absent).
+func thinkingType(p *parsedRequest) string {
 	raw, ok := p.fields["thinking"]
 	if !ok || isNull(raw) {
-		return false
+		return ""
 	}
 	var t struct {
 		Type string `json:"type"`
 	}
 	_ = json.Unmarshal(raw, &t)
-	return t.Type == "enabled" || t.Type == "adaptive"
+	return t.Type
 }
+
+// defaultThinking is emitted when thinking is "enabled" (the model always
+// thinks then) and the agent gave no thinking text.
+const defaultThinking = "Deciding the next step from what the request shows."
 
 // render turns a Reply into content blocks and the stop reason.
 func (s *Server) render(p *parsedRequest, r Reply) ([]outBlock, string) {
 	var blocks []outBlock
-	if r.Thinking != "" && thinkingOn(p) {
-		th, sig := r.Thinking, signThinking(r.Thinking)
+	th := r.Thinking
+	switch thinkingType(p) {
+	case "enabled":
+		if th == "" {
+			th = defaultThinking
+		}
+	case "adaptive":
+	default:
+		th = ""
+	}
+	if th != "" && *p.MaxTokens > 0 {
+		sig := signThinking(th)
 		blocks = append(blocks, outBlock{Type: "thinking", Thinking: &th, Signature: &sig})
 	}
 	if r.Text != "" {

@@ -128,6 +128,19 @@ func TestStreamFramingAndBlocks(t *testing.T) {
 	assert.Empty(t, reqs[0].Invalid)
 }
 
+func TestEnabledThinkingAlwaysThinks(t *testing.T) {
+	s := New(Options{Agent: AgentFunc(func(v *View) Reply { return Reply{Text: "hi"} })})
+	defer s.Close()
+	resp, raw := post(t, s, "/v1/messages", body(t, arr{user(text("go"))},
+		obj{"tools": arr{tool("Read")}, "max_tokens": 4096, "thinking": obj{"type": "enabled", "budget_tokens": 1024}}))
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(raw))
+	content := decodeJSON(t, raw)["content"].([]any)
+	require.Len(t, content, 2)
+	first := content[0].(obj)
+	assert.Equal(t, "thinking", first["type"])
+	assert.Equal(t, signThinking(first["thinking"].(string)), first["signature"])
+}
+
 func TestThinkingOmittedWhenRequestDisablesIt(t *testing.T) {
 	s := New(Options{Agent: AgentFunc(func(v *View) Reply { return Reply{Thinking: "hidden", Text: "hi"} })})
 	defer s.Close()

@@ -81,6 +81,9 @@ func validate(p *parsedRequest, countTokens, rejectEmptyTools bool) error {
 	if err := validateThinking(p, countTokens); err != nil {
 		return err
 	}
+	if err := validateThinkingInToolLoop(p); err != nil {
+		return err
+	}
 	return validateBreakpoints(p)
 }
 
@@ -182,6 +185,37 @@ func validateSystem(p *parsedRequest) error {
 		if *b.Text == "" {
 			return invalidf("system: text content blocks must be non-empty")
 		}
+	}
+	return nil
+}
+
+// validateThinkingInToolLoop enforces, for thinking type "enabled", that the
+// assistant turn whose tool calls the final user turn answers starts with a
+// thinking block: the real API needs the thinking of the current tool loop
+// back. (With "adaptive" thinking a turn may have none, so nothing is
+// required.)
+func validateThinkingInToolLoop(p *parsedRequest) error {
+	if thinkingType(p) != "enabled" {
+		return nil
+	}
+	turns := mergeTurns(p.Messages)
+	n := len(turns)
+	if n < 2 || turns[n-1].role != "user" || turns[n-2].role != "assistant" {
+		return nil
+	}
+	answersTools := false
+	for _, b := range turns[n-1].blocks {
+		if b.Type == "tool_result" {
+			answersTools = true
+		}
+	}
+	asst := turns[n-2].blocks
+	if !answersTools || len(asst) == 0 {
+		return nil
+	}
+	if first := asst[0]; first.Type != "thinking" && first.Type != "redacted_thinking" {
+		return invalidf("%s.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.",
+			first.where, first.Type)
 	}
 	return nil
 }
