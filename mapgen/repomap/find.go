@@ -132,16 +132,7 @@ func isKeyLine(line string) bool {
 	return false
 }
 
-func clip(s string) string {
-	if len(s) <= maxLineBytes {
-		return s
-	}
-	cut := maxLineBytes
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func clip(s string) string { return symbols.Truncate(s, maxLineBytes) }
 
 // fileLines reads a file of the index as lines (nil if it cannot be read).
 func (ix *Index) fileLines(rel string) []string {

@@ -98,12 +98,5 @@ func lineRange(d symbols.Def) string {
 // firstLine returns the first line of s, bounded to 120 bytes.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 120 {
-		cut := 120
-		for cut > 0 && s[cut]&0xC0 == 0x80 {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return symbols.Truncate(s, 120)
 }

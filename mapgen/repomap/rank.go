@@ -3,6 +3,7 @@ package repomap
 import (
 	"cmp"
 	"go/ast"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -19,6 +20,7 @@ const (
 	tolerance      = 1e-10 // per file, on the L1 change between iterations
 	focusShare     = 0.9   // share of the teleport mass that goes to focus files
 	focusRefBoost  = 50.0  // references made by a focus file
+	mentionBoost   = 10.0  // references to a focus identifier
 	longNameBoost  = 10.0  // long camelCase / snake_case identifiers are specific
 	privatePenalty = 0.1   // Python "_private" names
 	commonPenalty  = 0.1   // names defined in more than commonDefiners files
@@ -172,11 +174,22 @@ func (l *linker) targets(src int, key string) []int {
 // rank builds the file graph (an edge from each file to each file defining
 // a name it references, weighted by sqrt(uses) × multipliers), runs
 // personalised PageRank over it and spreads each file's rank over the
-// definitions its references point at. focus holds indexes of focus files.
+// definitions its references point at. focus holds indexes of focus files
+// and mentioned the focus identifiers: files defining a mentioned name join
+// the focus files in the teleport vector, and references to it weigh more.
 // Everything iterates in index order, so the result is deterministic.
-func rank(ix *Index, focus map[int]bool) ranking {
+func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 	n := len(ix.Files)
 	l := newLinker(ix)
+	teleport := maps.Clone(focus)
+	if teleport == nil {
+		teleport = map[int]bool{}
+	}
+	for name := range mentioned {
+		for _, d := range l.byName[name] {
+			teleport[d.file] = true
+		}
+	}
 
 	type share struct {
 		name string
@@ -212,6 +225,9 @@ func rank(ix *Index, focus map[int]bool) ranking {
 			if focus[src] {
 				w *= focusRefBoost
 			}
+			if mentioned[name] {
+				w *= mentionBoost
+			}
 			for _, d := range to {
 				acc[d] += w
 				outW[src] += w
@@ -226,13 +242,13 @@ func rank(ix *Index, focus map[int]bool) ranking {
 
 	pers := make([]float64, n)
 	for i := range pers {
-		if len(focus) == 0 {
+		if len(teleport) == 0 {
 			pers[i] = 1 / float64(n)
 			continue
 		}
 		pers[i] = (1 - focusShare) / float64(n)
-		if focus[i] {
-			pers[i] += focusShare / float64(len(focus))
+		if teleport[i] {
+			pers[i] += focusShare / float64(len(teleport))
 		}
 	}
 	pr := pagerank(out, outW, pers)

@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // DefaultBudget is the map budget, in estimated tokens, when none is given.
@@ -13,7 +14,7 @@ const DefaultBudget = 2048
 // MapOptions shape a map.
 type MapOptions struct {
 	Budget int      // estimated tokens; <= 0 means DefaultBudget
-	Focus  []string // files the agent is working on (paths relative to the root, or absolute)
+	Focus  []string // files the agent is working on (relative to the root, or absolute), or identifiers (Name, Type.Name)
 }
 
 // MapResult is a rendered map and what it holds.
@@ -23,7 +24,7 @@ type MapResult struct {
 	Shown        int      // definitions shown
 	Total        int      // definitions that could have been shown
 	Files        int      // files named in the map
-	UnknownFocus []string // focus paths that are not indexed source files
+	UnknownFocus []string // focus entries that are neither indexed source files nor defined names
 }
 
 // Map renders the highest-ranked definitions that fit the budget, grouped by
@@ -36,10 +37,15 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 		budget = DefaultBudget
 	}
 	focus := map[int]bool{}
+	mentioned := map[string]bool{}
 	var unknown []string
 	byRel := make(map[string]int, len(ix.Files))
+	defined := map[string]bool{}
 	for i, f := range ix.Files {
 		byRel[f.Rel] = i
+		for _, d := range rankable(f.Defs) {
+			defined[d.Name] = true
+		}
 	}
 	for _, p := range opts.Focus {
 		rel := p
@@ -48,11 +54,15 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 		}
 		if i, ok := byRel[rel]; ok {
 			focus[i] = true
-		} else {
-			unknown = append(unknown, p)
+			continue
 		}
+		if name := p[strings.LastIndexByte(p, '.')+1:]; isIdentifier(p) && defined[name] {
+			mentioned[name] = true
+			continue
+		}
+		unknown = append(unknown, p)
 	}
-	rk := rank(ix, focus)
+	rk := rank(ix, focus, mentioned)
 
 	fileOrder := make([]int, len(ix.Files))
 	for i := range fileOrder {
@@ -167,4 +177,23 @@ func (ix *Index) appendFileNames(text string, files int, rk ranking, fileOrder [
 		files++
 	}
 	return b.String(), files
+}
+
+// isIdentifier reports whether s reads as Name or Type.Name.
+func isIdentifier(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) > 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return false
+		}
+		for i, r := range p {
+			if r != '_' && !unicode.IsLetter(r) && (i == 0 || !unicode.IsDigit(r)) {
+				return false
+			}
+		}
+	}
+	return true
 }

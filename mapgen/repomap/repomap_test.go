@@ -124,7 +124,7 @@ func build(t testing.TB, dir, cacheDir string) *Index {
 
 func defOrder(ix *Index, focus map[int]bool) []string {
 	var out []string
-	for _, d := range rank(ix, focus).defs {
+	for _, d := range rank(ix, focus, nil).defs {
 		out = append(out, ix.Files[d.file].Rel+":"+d.def.Name)
 	}
 	return out
@@ -179,8 +179,12 @@ func TestFocusChangesOrder(t *testing.T) {
 	abs := filepath.Join(dir, "lonely", "lonely.go") // absolute focus paths work too
 	assert.Equal(t, "rare/rare.go", firstFile(ix.Map(MapOptions{Budget: 80, Focus: []string{abs}}).Text))
 
-	res := ix.Map(MapOptions{Focus: []string{"nope.go"}})
-	assert.Equal(t, []string{"nope.go"}, res.UnknownFocus)
+	// An identifier as focus pulls its definition up too.
+	assert.Equal(t, "rare/rare.go", firstFile(ix.Map(MapOptions{Budget: 80, Focus: []string{"RareHelper"}}).Text))
+	assert.Equal(t, "rare/rare.go", firstFile(ix.Map(MapOptions{Budget: 80, Focus: []string{"rare.RareHelper"}}).Text))
+
+	res := ix.Map(MapOptions{Focus: []string{"nope.go", "Undefined", "a b"}})
+	assert.Equal(t, []string{"nope.go", "Undefined", "a b"}, res.UnknownFocus)
 }
 
 func TestBudgetRespected(t *testing.T) {

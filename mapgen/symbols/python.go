@@ -101,19 +101,28 @@ func (py *pyFile) header(n *sitter.Node) string {
 	return oneLine(h, maxSignature)
 }
 
-func (py *pyFile) function(n, outer *sitter.Node, class string) Def {
-	name := n.ChildByFieldName("name")
+// named starts the definition of a function or class node n spanning outer,
+// and returns its body.
+func (py *pyFile) named(n, outer *sitter.Node, kind string) (Def, *sitter.Node) {
 	start, end := lines(outer)
-	d := Def{Kind: KindFunc, Signature: py.header(n), Start: start, End: end}
-	if name != nil {
+	d := Def{Kind: kind, Signature: py.header(n), Start: start, End: end}
+	if name := n.ChildByFieldName("name"); name != nil {
 		d.Name = py.text(name)
 		py.defining[name.Id()] = true
 	}
+	body := n.ChildByFieldName("body")
+	if body != nil {
+		d.Doc = py.docstring(body)
+	}
+	return d, body
+}
+
+func (py *pyFile) function(n, outer *sitter.Node, class string) Def {
+	d, body := py.named(n, outer, KindFunc)
 	if class != "" {
 		d.Kind, d.Recv = KindMethod, class
 	}
-	if body := n.ChildByFieldName("body"); body != nil {
-		d.Doc = py.docstring(body)
+	if body != nil {
 		d.Children = py.nestedFunctions(body)
 	}
 	return d
@@ -132,15 +141,8 @@ func (py *pyFile) nestedFunctions(body *sitter.Node) []Def {
 }
 
 func (py *pyFile) class(n, outer *sitter.Node) Def {
-	name := n.ChildByFieldName("name")
-	start, end := lines(outer)
-	d := Def{Kind: KindClass, Signature: py.header(n), Start: start, End: end}
-	if name != nil {
-		d.Name = py.text(name)
-		py.defining[name.Id()] = true
-	}
-	if body := n.ChildByFieldName("body"); body != nil {
-		d.Doc = py.docstring(body)
+	d, body := py.named(n, outer, KindClass)
+	if body != nil {
 		d.Children = py.block(body, d.Name)
 	}
 	return d

@@ -7,6 +7,7 @@ package symbols
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Version changes whenever the parsers' output changes; the parse cache keys
@@ -109,30 +110,23 @@ const maxDoc = 600
 
 // oneLine collapses whitespace runs to single spaces and bounds the length.
 func oneLine(s string, limit int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > limit {
-		cut := limit
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return Truncate(strings.Join(strings.Fields(s), " "), limit)
 }
 
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
 // trimDoc trims a doc comment and bounds its length.
-func trimDoc(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > maxDoc {
-		cut := maxDoc
-		for cut > 0 && !isRuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+func trimDoc(s string) string { return Truncate(strings.TrimSpace(s), maxDoc) }
+
+// Truncate cuts s to at most limit bytes on a UTF-8 boundary and marks the
+// cut with "…".
+func Truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
 	}
-	return s
+	cut := limit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // RefName returns the identifier a reference key names: Go records "Name",

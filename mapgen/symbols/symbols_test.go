@@ -56,3 +56,14 @@ func FuzzParseGo(f *testing.F) {
 	f.Add([]byte("package p; type T[ struct{"))
 	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.go", data) })
 }
+
+func FuzzParsePython(f *testing.F) {
+	if Language("f.py") == "" {
+		f.Skip("python needs a cgo build")
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "sample.py"))
+	require.NoError(f, err)
+	f.Add(src)
+	f.Add([]byte("class A(:\n  def f(self, x=\"\"\"\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.py", data) })
+}

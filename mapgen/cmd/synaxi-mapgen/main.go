@@ -148,7 +148,7 @@ func oneDir(pos []string) (string, error) {
 func runMap(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlags("map", stderr)
 	budget := fs.Int("budget", repomap.DefaultBudget, "token budget (estimated)")
-	focus := fs.String("focus", "", "comma-separated files to personalise the ranking towards")
+	focus := fs.String("focus", "", "comma-separated files or identifiers to personalise the ranking towards")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -169,7 +169,7 @@ func runMap(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	}
 	res := ix.Map(repomap.MapOptions{Budget: *budget, Focus: focusList})
 	for _, f := range res.UnknownFocus {
-		fmt.Fprintf(stderr, "synaxi-mapgen: focus %s is not an indexed source file; ignored\n", f)
+		fmt.Fprintf(stderr, "synaxi-mapgen: focus %q is neither an indexed source file nor a defined name; ignored\n", f)
 	}
 	_, err = io.WriteString(stdout, res.Text)
 	return err

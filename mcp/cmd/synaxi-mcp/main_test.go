@@ -135,7 +135,7 @@ func TestServer(t *testing.T) {
 	text, isErr = call(t, c, tools.RepoMap, map[string]any{"focus": []string{"cmd/app/main.go", "nope.go"}, "budget": 10})
 	assert.False(t, isErr, text)
 	assert.Contains(t, text, "budget 10 is outside 256..16000; used 256")
-	assert.Contains(t, text, "focus nope.go is not an indexed source file; ignored")
+	assert.Contains(t, text, `focus "nope.go" is neither an indexed source file nor a defined name; ignored`)
 
 	text, isErr = call(t, c, tools.FileOutline, map[string]any{"path": "store/store.go"})
 	assert.False(t, isErr, text)

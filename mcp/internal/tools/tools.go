@@ -50,7 +50,7 @@ type Options struct {
 }
 
 const instructions = `synaxi maps this repository so you can find code before reading it.
-Start with repo_map (the most referenced definitions, ranked, within a token budget; pass the files you are working on as focus to rank what they use higher).
+Start with repo_map (the most referenced definitions, ranked, within a token budget; pass the files or identifiers you are working on as focus to rank what they use higher).
 Then use find_symbol (definitions with signature, doc and key lines; set references to list uses) and file_outline (every definition of one file with line ranges) to pick narrow line ranges, and only then Read those ranges.
 Paths are relative to the project root; paths outside it are refused.`
 
@@ -87,10 +87,10 @@ func languages() string { return strings.Join(symbols.Languages(), ", ") }
 
 func repoMapTool() mcp.Tool {
 	opts := append(readOnly("Repository map"),
-		mcp.WithDescription(fmt.Sprintf(`Ranked map of this repository: the most important definitions (signatures with line numbers), grouped by file, chosen by a PageRank over which files reference which definitions, cut to a token budget. Call it first when exploring unfamiliar code, before reading files. Pass the files you are working on as focus to rank what they use (and what uses them) higher. Output is deterministic. Languages: %s; .gitignore, vendored, generated and binary files are left out.`, languages())),
+		mcp.WithDescription(fmt.Sprintf(`Ranked map of this repository: the most important definitions (signatures with line numbers), grouped by file, chosen by a PageRank over which files reference which definitions, cut to a token budget. Call it first when exploring unfamiliar code, before reading files. Pass the files (or identifiers) the task is about as focus to rank what they use, and what defines them, higher. Output is deterministic. Languages: %s; .gitignore, vendored, generated and binary files are left out.`, languages())),
 		mcp.WithInteger("budget", mcp.Description(fmt.Sprintf("Approximate size of the map in tokens (default %d, %d to %d).", repomap.DefaultBudget, MinBudget, MaxBudget)),
 			mcp.Min(MinBudget), mcp.Max(MaxBudget)),
-		mcp.WithArray("focus", mcp.Description("Files (relative to the project root) the task is about; the ranking is personalised towards them."),
+		mcp.WithArray("focus", mcp.Description("Files (relative to the project root) or identifiers (Name or Type.Name) the task is about; the ranking is personalised towards them."),
 			mcp.WithStringItems()),
 	)
 	return mcp.NewTool(RepoMap, opts...)
@@ -138,7 +138,7 @@ func (h *handlers) repoMap(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	res := ix.Map(repomap.MapOptions{Budget: budget, Focus: focus})
 	for _, f := range res.UnknownFocus {
-		notes = append(notes, fmt.Sprintf("focus %s is not an indexed source file; ignored", f))
+		notes = append(notes, fmt.Sprintf("focus %q is neither an indexed source file nor a defined name; ignored", f))
 	}
 	text := res.Text
 	if len(notes) > 0 {

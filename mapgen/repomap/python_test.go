@@ -1,0 +1,62 @@
+package repomap
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/mapgen/symbols"
+)
+
+func TestPythonRepository(t *testing.T) {
+	if symbols.Language("x.py") == "" {
+		t.Skip("python needs a cgo build")
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"pkg/shapes.py": "class Shape:\n    \"\"\"A shape.\"\"\"\n\n    def area(self):\n        raise NotImplementedError\n\n\ndef make_shape(kind):\n    if kind == 'sq':\n        return Shape()\n    return None\n",
+		"app.py":        "from pkg.shapes import make_shape, Shape\n\n\ndef main():\n    s = make_shape('sq')\n    return s.area()\n",
+		"tool.py":       "from pkg.shapes import make_shape\n\nmake_shape('x')\n",
+		"main.go":       "package main\n\nfunc main() {}\n",
+	})
+	ix := build(t, dir, "")
+	require.Len(t, ix.Files, 4)
+
+	order := defOrder(ix, nil)
+	assert.Equal(t, "pkg/shapes.py:make_shape", order[0], "%v", order)
+
+	got := ix.Find("Shape.area", true)
+	assert.Contains(t, got, "method Shape.area — pkg/shapes.py:4-5\n")
+	assert.Contains(t, got, "  L5:         raise NotImplementedError\n")
+	assert.Contains(t, got, "# references to area: 1\napp.py:6: return s.area()\n")
+
+	text := ix.Map(MapOptions{Budget: 400}).Text
+	assert.Contains(t, text, "(go 1, python 3)")
+	assert.Contains(t, text, "L4: def area(self)  (in Shape)")
+}
+
+func TestProgress(t *testing.T) {
+	var w bytes.Buffer
+	small := newProgress(&w, ProgressMinFiles-1)
+	small.done(true)
+	small.finish()
+	assert.Empty(t, w.String(), "small repositories stay quiet")
+
+	warm := newProgress(&w, ProgressMinFiles)
+	warm.last = time.Now().Add(-time.Second)
+	warm.done(false)
+	warm.finish()
+	assert.Empty(t, w.String(), "nothing parsed, nothing to report")
+
+	cold := newProgress(&w, ProgressMinFiles)
+	cold.last = time.Now().Add(-time.Second)
+	cold.done(true)
+	cold.done(true) // within 200 ms of the last report: not printed
+	cold.finish()
+	assert.Equal(t, "\rmapgen: indexed 1/2000 files\rmapgen: indexed 2/2000 files\n", w.String())
+	assert.Equal(t, 2, strings.Count(w.String(), "mapgen:"))
+}
