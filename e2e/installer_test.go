@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/fakeapi"
 )
 
 // TestInstallerRealClient drives `synaxi install` and `synaxi uninstall`
@@ -129,4 +131,50 @@ func TestInstallerRealClient(t *testing.T) {
 	assert.NotContains(t, res.Stdout, "synaxi@synaxi")
 	res = run(synaxi, "status")
 	assert.Regexp(t, `proxy\s+down`, res.Stdout)
+}
+
+// TestWrapRealClient runs `synaxi wrap claude -p …` with the pinned CLI: the
+// launch reaches the fake upstream only through the proxy (the client's own
+// environment names no upstream), runs as the synaxi-chat agent, and when it
+// ends the proxy the wrap started is stopped and no wrap marker is left.
+func TestWrapRealClient(t *testing.T) {
+	upstream := fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		return fakeapi.Reply{Text: "wrapped hello"}
+	})})
+	t.Cleanup(upstream.Close)
+	e := claudecli.NewEnv(t, "")
+	e.Vars = append(e.Vars, "SYNAXI_PROXY_UPSTREAM="+upstream.URL())
+	e.InstallPlugin(t)
+	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.RunProgram(ctx, synaxi, "wrap", "--claude", e.Bin, "claude",
+		"-p", "--permission-mode", "bypassPermissions", "--output-format", "json", "Say hello.")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	var out struct {
+		Result string `json:"result"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	assert.Equal(t, "wrapped hello", out.Result)
+
+	main := 0
+	for _, r := range upstream.MessagesRequests() {
+		assert.Empty(t, r.Invalid)
+		if !r.Side && strings.Contains(systemText(t, r.Body), "You are the orchestrator of a coding session") {
+			main++
+		}
+	}
+	assert.Positive(t, main, "the launch ran as synaxi:synaxi-chat, through the proxy")
+
+	var info struct {
+		PID int `json:"pid"`
+	}
+	if data, err := os.ReadFile(filepath.Join(e.StateDir(), "proxyd", "proxyd.json")); err == nil {
+		require.NoError(t, json.Unmarshal(data, &info))
+		assert.Error(t, syscall.Kill(info.PID, 0), "the proxy the wrap started is stopped")
+	}
+	markers, _ := filepath.Glob(filepath.Join(e.StateDir(), "wrap", "*.json"))
+	assert.Empty(t, markers)
 }
