@@ -104,7 +104,7 @@ bench:
 install: build
 	@claude=$$(command -v claude || scripts/claude-cli.sh); \
 	echo "using $$claude ($$($$claude --version 2>/dev/null))"; \
-	PATH="$$(dirname "$$claude"):$$PATH" $(BIN)/synaxi install
+	SYNAXI_CLAUDE="$$claude" PATH="$$(dirname "$$claude"):$$PATH" $(BIN)/synaxi install
 
 .PHONY: release
 release:
