@@ -80,6 +80,9 @@ func Run(ctx context.Context, opts Options) (int, error) {
 	if err != nil {
 		return 1, err
 	}
+	if prev := lookup(opts.Env, "ANTHROPIC_BASE_URL"); prev != "" && prev != url {
+		fmt.Fprintf(opts.Stderr, "synaxi: this launch talks to the proxy at %s instead of ANTHROPIC_BASE_URL=%s; the proxy forwards to its configured upstream (proxy.upstream, see `synaxi doctor`)\n", url, prev)
+	}
 	args := Args(opts.Args)
 	m := &Marker{PID: os.Getpid(), Started: time.Now().UTC(), ProxyURL: url, Args: args}
 	mpath := filepath.Join(Dir(d), strconv.Itoa(m.PID)+".json")

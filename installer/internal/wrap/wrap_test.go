@@ -89,6 +89,7 @@ func TestWrapRoutesOneLaunchAndRestores(t *testing.T) {
 			var stderr bytes.Buffer
 			env := append(os.Environ(), "SYNAXI_FAKE_RECORD="+f.record, "SYNAXI_FAKE_EXIT=3", "ANTHROPIC_BASE_URL=http://elsewhere.invalid")
 			code, err := Run(context.Background(), Options{Claude: f.claude, ProxyBin: f.proxyd, Args: tt.args, Env: env, Stderr: &stderr})
+			assert.Contains(t, stderr.String(), "instead of ANTHROPIC_BASE_URL=http://elsewhere.invalid")
 			require.NoError(t, err, stderr.String())
 			assert.Equal(t, 3, code, "the exit code is forwarded")
 
