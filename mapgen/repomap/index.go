@@ -30,11 +30,12 @@ type Entry struct {
 
 // Stats says what a build did.
 type Stats struct {
-	Files     int // files indexed
-	Parsed    int // parsed this build (cache misses)
-	CacheHits int // served from the disk cache
-	MemoHits  int // unchanged since the previous build of the same Indexer
-	Skipped   int // generated, minified, binary or unreadable
+	Files     int  // files indexed
+	Parsed    int  // parsed this build (cache misses)
+	CacheHits int  // served from the disk cache
+	MemoHits  int  // unchanged since the previous build of the same Indexer
+	Skipped   int  // generated, minified, binary or unreadable
+	Truncated bool // the walk stopped at walk.MaxFiles
 }
 
 // Index is a repository's definitions and references, files sorted by path.
@@ -75,7 +76,7 @@ type result struct {
 func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	files, err := walk.Walk(ix.Root, func(rel string) bool { return symbols.Language(rel) != "" })
+	files, truncated, err := walk.Walk(ctx, ix.Root, func(rel string) bool { return symbols.Language(rel) != "" })
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +130,7 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 		}
 	}
 	out.Stats.Files = len(out.Files)
+	out.Stats.Truncated = truncated
 	ix.memo = memo
 	return out, nil
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/synaxi/synaxi/mapgen/symbols"
+	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
 // DefaultBudget is the map budget, in estimated tokens, when none is given.
@@ -98,6 +101,10 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 }
 
 func (ix *Index) header(shown, total, budget int) string {
+	if len(ix.Files) == 0 {
+		return fmt.Sprintf("# repo map of %s: no source files found (languages parsed: %s; .gitignore'd, hidden, vendored, generated and binary files are left out)\n",
+			path.Base(ix.Root.Dir()), strings.Join(symbols.Languages(), ", "))
+	}
 	langs := map[string]int{}
 	for _, f := range ix.Files {
 		langs[f.Lang]++
@@ -111,8 +118,12 @@ func (ix *Index) header(shown, total, budget int) string {
 	for _, l := range names {
 		parts = append(parts, fmt.Sprintf("%s %d", l, langs[l]))
 	}
-	return fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
+	h := fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
 		path.Base(ix.Root.Dir()), len(ix.Files), strings.Join(parts, ", "), shown, total, budget)
+	if ix.Stats.Truncated {
+		h += fmt.Sprintf("# note: the walk stopped at %d files; files later in path order are not mapped\n", walk.MaxFiles)
+	}
+	return h
 }
 
 // renderMap renders the top k definitions; it returns the text and the

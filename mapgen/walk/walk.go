@@ -7,6 +7,7 @@ package walk
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,11 @@ import (
 // project root.
 var ErrOutsideRoot = errors.New("path is outside the project root")
 
+// MaxFiles bounds one walk: a root that is really a home directory or a
+// monorepo checkout of everything still answers, with the files found first
+// (in path order) and a note that the walk stopped.
+const MaxFiles = 100_000
+
 // MaxFileSize is the largest file a walk returns; bigger ones are almost
 // always data or bundles, not code worth mapping.
 const MaxFileSize = 1 << 20
@@ -38,7 +44,8 @@ var skipDirs = map[string]bool{
 
 // Root is a project root: an absolute directory with symbolic links resolved.
 type Root struct {
-	dir string
+	dir   string // symlinks resolved
+	given string // absolute, as given (may pass through a symlink)
 }
 
 // NewRoot resolves dir to an absolute, symlink-free directory.
@@ -58,7 +65,7 @@ func NewRoot(dir string) (Root, error) {
 	if !st.IsDir() {
 		return Root{}, fmt.Errorf("resolve root %s: not a directory", dir)
 	}
-	return Root{dir: target}, nil
+	return Root{dir: target, given: abs}, nil
 }
 
 // Dir returns the root's absolute path.
@@ -77,7 +84,7 @@ func (r Root) Resolve(p string) (abs, rel string, err error) {
 		abs = filepath.Join(r.dir, p)
 	}
 	abs = filepath.Clean(abs)
-	if _, ok := r.relative(abs); !ok {
+	if _, ok := r.relative(abs); !ok && !within(r.given, abs) {
 		return "", "", fmt.Errorf("%q: %w %s; give a path inside it", p, ErrOutsideRoot, r.dir)
 	}
 	target, err := filepath.EvalSymlinks(abs)
@@ -94,11 +101,20 @@ func (r Root) Resolve(p string) (abs, rel string, err error) {
 // relative returns abs relative to the root in slash form, and whether abs is
 // inside the root (or the root itself).
 func (r Root) relative(abs string) (string, bool) {
-	rel, err := filepath.Rel(r.dir, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if !within(r.dir, abs) {
 		return "", false
 	}
+	rel, _ := filepath.Rel(r.dir, abs)
 	return filepath.ToSlash(rel), true
+}
+
+// within reports whether abs is dir or below it, lexically.
+func within(dir, abs string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // File is one file a walk found.
@@ -110,27 +126,35 @@ type File struct {
 
 // Walk returns the files under root, sorted by path, that accept admits
 // (typically by extension) and that no ignore rule, skipped directory or
-// outward symbolic link excludes. Unreadable directories are skipped.
-func Walk(root Root, accept func(rel string) bool) ([]File, error) {
-	w := walker{root: root, accept: accept}
+// outward symbolic link excludes. Unreadable directories are skipped. After
+// MaxFiles files it stops and reports truncated.
+func Walk(ctx context.Context, root Root, accept func(rel string) bool) (files []File, truncated bool, err error) {
+	w := walker{ctx: ctx, root: root, accept: accept}
 	rules := ignore.Rules(nil)
 	if data, err := os.ReadFile(filepath.Join(root.dir, ".git", "info", "exclude")); err == nil {
 		rules = rules.With(ignore.Parse("", data))
 	}
-	if err := w.dir("", rules); err != nil {
-		return nil, err
+	if err := w.dir("", rules); err != nil && !errors.Is(err, errFull) {
+		return nil, false, err
 	}
 	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
-	return w.files, nil
+	return w.files, w.full, nil
 }
 
+var errFull = errors.New("walk: file limit reached")
+
 type walker struct {
+	ctx    context.Context
 	root   Root
 	accept func(string) bool
 	files  []File
+	full   bool
 }
 
 func (w *walker) dir(rel string, rules ignore.Rules) error {
+	if err := w.ctx.Err(); err != nil {
+		return fmt.Errorf("walk %s: %w", w.root.dir, err)
+	}
 	abs := filepath.Join(w.root.dir, filepath.FromSlash(rel))
 	if data, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
 		rules = rules.With(ignore.Parse(rel, data))
@@ -181,6 +205,10 @@ func (w *walker) dir(rel string, rules ignore.Rules) error {
 			st, err := os.Stat(childAbs)
 			if err != nil || st.Size() > MaxFileSize {
 				continue
+			}
+			if len(w.files) == MaxFiles {
+				w.full = true
+				return errFull
 			}
 			w.files = append(w.files, File{Rel: childRel, Abs: childAbs, Size: st.Size()})
 		}

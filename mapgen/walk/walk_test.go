@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,8 +64,9 @@ func TestWalkSkips(t *testing.T) {
 
 	root, err := NewRoot(dir)
 	require.NoError(t, err)
-	files, err := Walk(root, goFiles)
+	files, truncated, err := Walk(context.Background(), root, goFiles)
 	require.NoError(t, err)
+	assert.False(t, truncated)
 	assert.Equal(t, []string{
 		"a/b/c.go",
 		"alias.go", // a link to a file inside the root is kept
@@ -125,4 +127,29 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, Classify([]byte(tt.data))) })
 	}
+}
+
+func TestWalkCancelled(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a.go": "package a\n"})
+	root, err := NewRoot(dir)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, _, err = Walk(ctx, root, goFiles)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+func TestResolveThroughLinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	writeTree(t, real, map[string]string{"a.go": "package a\n"})
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	root, err := NewRoot(link)
+	require.NoError(t, err)
+	_, rel, err := root.Resolve(filepath.Join(link, "a.go"))
+	require.NoError(t, err, "an absolute path through the root's own link is inside")
+	assert.Equal(t, "a.go", rel)
+	_, _, err = root.Resolve(filepath.Join(link, "..", "x.go"))
+	require.ErrorIs(t, err, ErrOutsideRoot)
 }
