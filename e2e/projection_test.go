@@ -1,0 +1,253 @@
+package e2e
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/fakeapi"
+)
+
+// The survey task: 24 modules of about 6 KB, four of them with a marked
+// bug, a check script. Its working set (about 40K tokens) far exceeds the
+// 8K-token budget the proxy is configured with.
+const (
+	surveyModules = 24
+	surveyBudget  = 8000
+)
+
+var bugLine = regexp.MustCompile(`(?m)^.*// BUG: .*$`)
+
+func writeSurveyRepo(t *testing.T, dir string) {
+	t.Helper()
+	mods := filepath.Join(dir, "mods")
+	require.NoError(t, os.MkdirAll(mods, 0o755))
+	for i := 1; i <= surveyModules; i++ {
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "package mods\n\n// Module %02d computes its part of the survey.\n", i)
+		for j := 0; sb.Len() < 6000; j++ {
+			if i%6 == 0 && j == 20 {
+				fmt.Fprintf(&sb, "func M%02dBroken(x int) int { return x - 1 } // BUG: must add one\n", i)
+				continue
+			}
+			fmt.Fprintf(&sb, "func M%02dF%02d(x int) int { return x*%d + %d } // step %d of module %d\n", i, j, j+1, i, j, i)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(mods, fmt.Sprintf("m%02d.go", i)), []byte(sb.String()), 0o644))
+	}
+	check := "#!/bin/sh\nif grep -l 'BUG:' \"$(dirname \"$0\")\"/mods/*.go; then echo CHECK FAILED; exit 1; fi\necho ALL CHECKS PASS\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "check.sh"), []byte(check), 0o755))
+}
+
+// surveyAgent is the scripted model. It acts only on what the request
+// shows: it fixes any visible bug, reads the next module it has no trace
+// of (neither visible content nor a note that it was read and dropped),
+// runs the check once everything is surveyed, re-reads (deliberately) a
+// module the check names whose content it cannot see, and stops when the
+// check passes.
+func surveyAgent(dir string) fakeapi.Agent {
+	mods := filepath.Join(dir, "mods")
+	check := "sh " + filepath.Join(dir, "check.sh")
+	return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		visible := v.VisibleText()
+		path := func(i int) string { return filepath.Join(mods, fmt.Sprintf("m%02d.go", i)) }
+		for i := 1; i <= surveyModules; i++ {
+			content, ok := v.FileContent(path(i))
+			if !ok {
+				continue
+			}
+			if line := bugLine.FindString(content); line != "" {
+				fixed := strings.Replace(strings.Replace(line, "x - 1", "x + 1", 1), "// BUG: must add one", "// fixed", 1)
+				return fakeapi.Reply{Text: "Fixing the bug in " + path(i), ToolUses: []fakeapi.ToolUse{{Name: "Edit",
+					Input: map[string]any{"file_path": path(i), "old_string": line, "new_string": fixed}}}}
+			}
+		}
+		for i := 1; i <= surveyModules; i++ {
+			if _, ok := v.FileContent(path(i)); ok || strings.Contains(visible, "Read "+path(i)) {
+				continue
+			}
+			return fakeapi.Reply{Text: "Surveying " + path(i), ToolUses: []fakeapi.ToolUse{{Name: "Read", Input: map[string]any{"file_path": path(i)}}}}
+		}
+		if last, ok := v.LastToolResult(); ok && last.Name == "Bash" && strings.Contains(last.Result, "ALL CHECKS PASS") {
+			return fakeapi.Reply{Text: "ALL CHECKS PASS: surveyed every module and fixed the bugs."}
+		}
+		if last, ok := v.LastToolResult(); ok && last.Name == "Bash" && strings.Contains(last.Result, "CHECK FAILED") {
+			for _, l := range strings.Split(last.Result, "\n") {
+				if strings.HasSuffix(l, ".go") {
+					return fakeapi.Reply{Text: "Re-reading " + l + " to fix it", ToolUses: []fakeapi.ToolUse{{Name: "Read", Input: map[string]any{"file_path": l}}}}
+				}
+			}
+		}
+		return fakeapi.Reply{Text: "Running the check.", ToolUses: []fakeapi.ToolUse{{Name: "Bash", Input: map[string]any{"command": check, "description": "run the check"}}}}
+	})
+}
+
+type surveyRun struct {
+	requests, invalid int
+	raw               int64
+	billed            float64
+	hit               float64
+	stdout            string
+	dropped           bool // a served request named results the projection dropped
+	synthetic         bool // a served request re-emitted the world as synthetic exchanges
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+var buildProxyOnce = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "synaxi-proxyd-e2e")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "synaxi-proxyd")
+	cmd := exec.Command("go", "build", "-o", bin, "./proxyd/cmd/synaxi-proxyd")
+	cmd.Dir = claudecli.RepoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build synaxi-proxyd: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// runSurvey runs the real client as the worker, through the real proxy,
+// against the fake upstream.
+func runSurvey(t *testing.T, project bool) surveyRun {
+	bin, err := buildProxyOnce()
+	require.NoError(t, err)
+	env := claudecli.NewEnv(t, "")
+	writeSurveyRepo(t, env.Work)
+	fake := fakeapi.New(fakeapi.Options{Agent: surveyAgent(env.Work)})
+	t.Cleanup(fake.Close)
+
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--upstream", fake.URL()}
+	if !project {
+		args = append(args, "--disable-projection")
+	}
+	proxy := exec.Command(bin, args...)
+	proxy.Env = append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget))
+	proxyLog, err := os.Create(filepath.Join(t.TempDir(), "proxyd.log"))
+	require.NoError(t, err)
+	proxy.Stdout, proxy.Stderr = proxyLog, proxyLog
+	require.NoError(t, proxy.Start())
+	t.Cleanup(func() { _ = proxy.Process.Kill(); _ = proxy.Wait() })
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		r, err := http.Get(base + "/health")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	}, 20*time.Second, 50*time.Millisecond, "proxy health")
+	env.BaseURL = base
+
+	body, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "agents", "synaxi-worker.md"))
+	require.NoError(t, err)
+	prompt := string(body)
+	if _, rest, ok := strings.Cut(strings.TrimPrefix(prompt, "---\n"), "\n---\n"); ok {
+		prompt = rest // the markdown body is the agent's system prompt
+	}
+	agents, _ := json.Marshal(map[string]any{"synaxi-worker": map[string]any{
+		"description": "Autonomous coder.", "prompt": prompt,
+		"tools": []string{"Read", "Write", "Edit", "Bash", "Grep", "Glob"}}})
+	task := fmt.Sprintf("Survey every module m01.go to m%02d.go in %s, fix the bugs marked `BUG:` in them, then prove it with `sh %s`.",
+		surveyModules, filepath.Join(env.Work, "mods"), filepath.Join(env.Work, "check.sh"))
+	res, err := env.Run(ctx, "-p", "--agents", string(agents), "--agent", "synaxi-worker",
+		"--permission-mode", "bypassPermissions", task)
+	require.NoError(t, err)
+	logText, _ := os.ReadFile(proxyLog.Name())
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s\nproxy:\n%s", res.Stdout, res.Stderr, logText)
+
+	run := surveyRun{stdout: res.Stdout}
+	for _, r := range fake.MessagesRequests() {
+		if r.Side {
+			continue
+		}
+		run.requests++
+		if r.Invalid != "" {
+			run.invalid++
+			t.Logf("invalid request: %s", r.Invalid)
+		}
+		run.raw += r.Usage.TotalInput()
+		run.dropped = run.dropped || strings.Contains(string(r.Body), "were dropped from it")
+		run.synthetic = run.synthetic || strings.Contains(string(r.Body), `"toolu_syn`)
+	}
+	if dir := os.Getenv("SYNAXI_RECORD_DIR"); dir != "" && !project {
+		recordBodies(t, filepath.Join(dir, "worker-survey.jsonl.gz"), fake.MessagesRequests())
+	}
+	stats := fake.CacheStats()
+	run.billed, run.hit = stats.BilledEquivalent(), stats.HitRatio()
+	for i := 1; i <= surveyModules; i++ {
+		b, err := os.ReadFile(filepath.Join(env.Work, "mods", fmt.Sprintf("m%02d.go", i)))
+		require.NoError(t, err)
+		assert.NotContains(t, string(b), "BUG:", "module %d fixed on disk", i)
+	}
+	return run
+}
+
+// TestProjectionSurveyThroughRealClient: with the working set far over the
+// budget, the scripted agent finishes the same task with projection on as
+// with it off, with no loop, at most 1.3× the requests and far fewer raw
+// input tokens.
+func TestProjectionSurveyThroughRealClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real client")
+	}
+	off := runSurvey(t, false)
+	on := runSurvey(t, true)
+	t.Logf("off: %d requests, raw %d, billed-equivalent %.0f, hit %.3f", off.requests, off.raw, off.billed, off.hit)
+	t.Logf("on:  %d requests, raw %d, billed-equivalent %.0f, hit %.3f", on.requests, on.raw, on.billed, on.hit)
+	for _, r := range []surveyRun{off, on} {
+		assert.Contains(t, r.stdout, "ALL CHECKS PASS")
+		assert.Zero(t, r.invalid)
+	}
+	assert.True(t, on.synthetic && on.dropped, "the working set exceeded the budget: the world was re-emitted and evicted")
+	assert.False(t, off.synthetic || off.dropped, "projection off serves the client's bytes")
+	assert.LessOrEqual(t, float64(on.requests), 1.3*float64(off.requests), "no loop: at most 1.3× the requests")
+	assert.Less(t, float64(on.raw), float64(off.raw)/2, "far fewer raw input tokens")
+}
+
+// recordBodies stores the client's request bodies (as the fake received
+// them through a pass-through proxy), one JSON line each, gzipped: the
+// recorded worker conversation the projection's golden test replays.
+func recordBodies(t *testing.T, path string, reqs []*fakeapi.Request) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	zw := gzip.NewWriter(f)
+	for _, r := range reqs {
+		if r.Side {
+			continue
+		}
+		var compact bytes.Buffer
+		require.NoError(t, json.Compact(&compact, r.Body))
+		compact.WriteByte('\n')
+		_, err := zw.Write(compact.Bytes())
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+}
