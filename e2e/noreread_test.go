@@ -150,14 +150,51 @@ func envDirs(e *claudecli.Env) xdg.Dirs {
 	return xdg.Dirs{State: e.StateDir(), Config: filepath.Join(e.ConfigHome(), "synaxi")}
 }
 
+// client is the real Claude Code CLI with the plugin installed, talking to
+// a fake upstream whose model is the current script.
+type client struct {
+	e    *claudecli.Env
+	fake *fakeapi.Server
+	mu   sync.Mutex
+	cur  *script
+}
+
+func newClient(t *testing.T) *client {
+	c := &client{}
+	c.fake = fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		c.mu.Lock()
+		s := c.cur
+		c.mu.Unlock()
+		return s.Respond(v)
+	})})
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, rq := range c.fake.Requests() {
+				if rq.Invalid != "" {
+					t.Logf("request %d rejected by the fake: %s\n%.2000s", i, rq.Invalid, rq.Body)
+				}
+			}
+		}
+		c.fake.Close()
+	})
+	c.e = claudecli.NewEnv(t, c.fake.URL())
+	c.e.InstallPlugin(t)
+	return c
+}
+
+// run runs one -p session with s as the model and returns the session id.
+func (c *client) run(t *testing.T, s *script, prompt string, extra ...string) string {
+	c.mu.Lock()
+	c.cur = s
+	c.mu.Unlock()
+	return runScript(t, c.e, prompt, extra...)
+}
+
 // TestNoRereadRealClient drives the real client through the installed
 // plugin: the hooks that run are the real binaries behind the launcher.
 func TestNoRereadRealClient(t *testing.T) {
-	var s *script
-	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply { return s.Respond(v) })})
-	defer fake.Close()
-	e := claudecli.NewEnv(t, fake.URL())
-	e.InstallPlugin(t)
+	c := newClient(t)
+	e := c.e
 
 	app := filepath.Join(e.Work, "app.py")
 	other := filepath.Join(e.Work, "other.py")
@@ -169,7 +206,7 @@ func TestNoRereadRealClient(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(pytest), 0o755))
 	require.NoError(t, os.WriteFile(pytest, []byte("#!/bin/sh\nfor i in $(seq 1 60); do echo \"test_$i PASSED\"; done\necho '60 passed'\n"), 0o755))
 
-	s = newScript(
+	s := newScript(
 		step{name: "read", use: readUse(app)},
 		step{name: "reread", use: readUse(app)},
 		step{name: "proceed", use: bashUse("echo proceeding")},
@@ -202,7 +239,7 @@ func TestNoRereadRealClient(t *testing.T) {
 		step{name: "pytest", use: bashUse("PATH=$PWD/bin:$PATH pytest -q tests 2>&1 | tail -40")},
 		step{name: "pytest-again", use: bashUse("PATH=$PWD/bin:$PATH pytest -q tests 2>&1 | tail -40")},
 	)
-	sess := runScript(t, e, "Work on app.py.")
+	sess := c.run(t, s, "Work on app.py.")
 	r := s.results(t)
 	for _, st := range s.steps {
 		t.Logf("%-34s error=%-5v %.110q", st.name, r[st.name].IsError, r[st.name].Result)
@@ -228,12 +265,12 @@ func TestNoRereadRealClient(t *testing.T) {
 	assert.Contains(t, r["pytest"].Result, "60 passed")
 	assert.Contains(t, r["pytest-again"].Result, "60 passed", "a test run piped into tail is never blocked")
 
-	c, err := hookio.ReadCounters(envDirs(e), sess)
+	counts, err := hookio.ReadCounters(envDirs(e), sess)
 	require.NoError(t, err)
-	assert.Equal(t, int64(3), c.Denials)
-	assert.Equal(t, int64(1), c.Refunds)
-	assert.Equal(t, int64(2), c.Blocked)
-	assert.Positive(t, c.TokensSaved)
+	assert.Equal(t, int64(3), counts.Denials)
+	assert.Equal(t, int64(1), counts.Refunds)
+	assert.Equal(t, int64(2), counts.Blocked)
+	assert.Positive(t, counts.TokensSaved)
 
 	// The status line shows the session's counters (the JSON shape Claude
 	// Code sends, platform-facts §3.2; stdin left open like Claude Code may).
@@ -245,7 +282,7 @@ func TestNoRereadRealClient(t *testing.T) {
 		sess, e.Work, claudecli.Version, e.Work, e.Work)
 	line := runStatusLine(t, e, status)
 	assert.Equal(t, fmt.Sprintf("Opus 4.7 · %s · ⌁ synaxi 2 re-reads blocked (~%s tok) · not routed\n",
-		filepath.Base(e.Work), tokensText(c.TokensSaved)), line)
+		filepath.Base(e.Work), tokensText(counts.TokensSaved)), line)
 }
 
 // runStatusLine runs the built status line with stdin that is never closed.
@@ -291,17 +328,14 @@ func tokensText(n int64) string {
 // client sends for a Read (the compaction itself, and the SessionStart and
 // PreCompact hooks it fires, are the real client's).
 func TestNoRereadAfterCompaction(t *testing.T) {
-	var s *script
-	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply { return s.Respond(v) })})
-	defer fake.Close()
-	e := claudecli.NewEnv(t, fake.URL())
-	e.InstallPlugin(t)
+	c := newClient(t)
+	e := c.e
 	app := filepath.Join(e.Work, "app.py")
 	sourceFile(t, app, 40)
 
-	s = newScript(step{name: "read", use: readUse(app)}, step{name: "reread", use: readUse(app)},
+	s := newScript(step{name: "read", use: readUse(app)}, step{name: "reread", use: readUse(app)},
 		step{name: "reissue", use: readUse(app)})
-	sess := runScript(t, e, "Read app.py.")
+	sess := c.run(t, s, "Read app.py.")
 	r := s.results(t)
 	require.True(t, denied(r["reread"]), "precondition: the re-read is denied before compaction")
 	require.False(t, denied(r["reissue"]), "precondition: the escape grant is used up")
@@ -311,7 +345,7 @@ func TestNoRereadAfterCompaction(t *testing.T) {
 	// <summary> tags, so the scripted model answers with one.
 	s = newScript()
 	s.final = "<analysis>Read app.py.</analysis>\n<summary>1. The user asked to read app.py; it was read.</summary>"
-	runScript(t, e, "/compact", "--resume", sess)
+	c.run(t, s, "/compact", "--resume", sess)
 	assert.Equal(t, "compact", readSessionRecord(t, e, sess)["source"], "SessionStart fired with source compact")
 	assert.NotContains(t, recorded(t, e, sess), app, "compaction reset the session's records")
 
