@@ -21,12 +21,15 @@
 package replay
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -71,6 +74,18 @@ type Report struct {
 // Options configures a replay.
 type Options struct {
 	Projection projection.Config
+	// Dump, when set, receives one JSON line per simulated request (see
+	// DumpLine), for cross-checking the cache simulation.
+	Dump io.Writer
+}
+
+// DumpLine is one simulated request of --dump.
+type DumpLine struct {
+	Side      string          `json:"side"` // "baseline" or "projected"
+	At        time.Time       `json:"at"`
+	MinTokens int             `json:"min_tokens"`
+	Body      json.RawMessage `json:"body"`
+	Usage     cachesim.Usage  `json:"usage"`
 }
 
 // Body is one replayed request pair, for tests.
@@ -119,6 +134,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		bu.Add(u)
+		if err := dump(opts.Dump, "baseline", r.at, base.MinTokens, bb, u); err != nil {
+			return nil, err
+		}
 		res, err := eng.ProjectBody(ctx, bb, "")
 		if err != nil {
 			return nil, fmt.Errorf("project request %d: %w", rep.Requests, err)
@@ -138,6 +156,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		pu.Add(pu2)
+		if err := dump(opts.Dump, "projected", r.at, proj.MinTokens, res.Body, pu2); err != nil {
+			return nil, err
+		}
 		if res.Reprojected {
 			reprojections++
 		}
@@ -164,6 +185,18 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	return rep, nil
 }
 
+func dump(w io.Writer, side string, at time.Time, min int, body []byte, u cachesim.Usage) error {
+	if w == nil {
+		return nil
+	}
+	line, err := json.Marshal(DumpLine{Side: side, At: at, MinTokens: min, Body: body, Usage: u})
+	if err != nil {
+		return fmt.Errorf("dump: %w", err)
+	}
+	_, err = w.Write(append(line, '\n'))
+	return err
+}
+
 func (s *Side) fill(u cachesim.Usage) {
 	s.RawTokens = u.Total()
 	s.CacheWrite = u.Write5m + u.Write1h
@@ -184,8 +217,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("budget", 0, "world budget in tokens (0: sized to the model, as projection.budget_tokens)")
 	threshold := fs.Int("threshold", 0, "re-projection step in tokens (0: derived from the budget)")
 	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
+	dumpPath := fs.String("dump", "", "write every simulated request (side, time, body, usage) as JSON lines to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N] [--threshold N] [--trim-tools]")
+		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N] [--threshold N] [--trim-tools] [--dump FILE]")
 		fs.PrintDefaults()
 	}
 	// Flags may follow the transcript path.
@@ -205,8 +239,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	rep, err := Run(context.Background(), paths[0], Options{Projection: projection.Config{
-		BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim}}, nil)
+	opts := Options{Projection: projection.Config{BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim}}
+	if *dumpPath != "" {
+		f, err := os.Create(*dumpPath)
+		if err != nil {
+			fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		bw := bufio.NewWriter(f)
+		defer bw.Flush()
+		opts.Dump = bw
+	}
+	rep, err := Run(context.Background(), paths[0], opts, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
 		return 1

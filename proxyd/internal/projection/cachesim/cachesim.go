@@ -11,12 +11,12 @@ package cachesim
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/tidwall/gjson"
-	"github.com/tidwall/sjson"
 )
 
 // Lookback is how many block positions a breakpoint's read examines.
@@ -24,10 +24,10 @@ const Lookback = 20
 
 // Usage is what the simulated upstream bills for one request.
 type Usage struct {
-	Input   int64 // uncached input after the last breakpoint (or all of it)
-	Write5m int64
-	Write1h int64
-	Read    int64
+	Input   int64 `json:"input_tokens"` // uncached input after the last breakpoint (or all of it)
+	Write5m int64 `json:"cache_write_5m_tokens"`
+	Write1h int64 `json:"cache_write_1h_tokens"`
+	Read    int64 `json:"cache_read_tokens"`
 }
 
 // Total is every input token of the request.
@@ -53,7 +53,12 @@ type Sim struct {
 	MinTokens int
 	// Tokens estimates a block's tokens.
 	Tokens  func([]byte) int
-	entries map[[32]byte]time.Time // prefix hash → expiry (zero: never)
+	entries map[[32]byte]entry // prefix hash → cached entry
+}
+
+type entry struct {
+	exp time.Time // zero: never expires
+	ttl time.Duration
 }
 
 // New returns an empty cache.
@@ -61,16 +66,15 @@ func New(minTokens int, tok func([]byte) int) *Sim {
 	if minTokens <= 0 {
 		minTokens = 1024
 	}
-	return &Sim{MinTokens: minTokens, Tokens: tok, entries: map[[32]byte]time.Time{}}
+	return &Sim{MinTokens: minTokens, Tokens: tok, entries: map[[32]byte]entry{}}
 }
 
 type position struct {
-	hash   [32]byte
-	cum    int64 // tokens through this block
-	bp     bool
-	ttl    time.Duration
-	ttl1h  bool
-	segTok int64
+	hash  [32]byte
+	cum   int64 // tokens through this block
+	bp    bool
+	ttl   time.Duration
+	ttl1h bool
 }
 
 // Request bills one request body sent at time at (zero: entries never
@@ -85,18 +89,7 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 	var cum int64
 	add := func(kind string, raw []byte) {
 		cc := gjson.GetBytes(raw, "cache_control")
-		canon := raw
-		if cc.Exists() {
-			canon, _ = sjson.DeleteBytes(raw, "cache_control")
-		}
-		if c := gjson.GetBytes(canon, "content"); c.IsArray() {
-			for i := range c.Array() {
-				p := fmt.Sprintf("content.%d.cache_control", i)
-				if gjson.GetBytes(canon, p).Exists() {
-					canon, _ = sjson.DeleteBytes(canon, p)
-				}
-			}
-		}
+		canon := Canonical(raw)
 		hh := sha256.New()
 		hh.Write(h[:])
 		var n [8]byte
@@ -105,9 +98,9 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 		hh.Write([]byte(kind))
 		hh.Write(canon)
 		copy(h[:], hh.Sum(nil))
-		t := int64(s.Tokens(canon))
+		t := int64(max(1, s.Tokens(canon)))
 		cum += t
-		p := position{hash: h, cum: cum, segTok: t}
+		p := position{hash: h, cum: cum}
 		if cc.Exists() {
 			p.bp = true
 			p.ttl = 5 * time.Minute
@@ -119,7 +112,7 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 	}
 	r.Get("tools").ForEach(func(_, t gjson.Result) bool { add("tool", []byte(t.Raw)); return true })
 	if sys := r.Get("system"); sys.Type == gjson.String {
-		add("system", []byte(fmt.Sprintf(`{"type":"text","text":%s}`, sys.Raw)))
+		add("system", textJSON(sys.Str))
 	} else {
 		sys.ForEach(func(_, b gjson.Result) bool { add("system", []byte(b.Raw)); return true })
 	}
@@ -127,7 +120,7 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 		role := m.Get("role").String()
 		c := m.Get("content")
 		if c.Type == gjson.String {
-			add("msg:"+role, []byte(fmt.Sprintf(`{"type":"text","text":%s}`, c.Raw)))
+			add("msg:"+role, textJSON(c.Str))
 			return true
 		}
 		first := true
@@ -154,16 +147,14 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 		}
 	}
 	live := func(hash [32]byte) bool {
-		exp, ok := s.entries[hash]
-		return ok && (exp.IsZero() || at.IsZero() || !at.After(exp))
+		e, ok := s.entries[hash]
+		return ok && (e.exp.IsZero() || at.IsZero() || at.Before(e.exp))
 	}
 	readEnd := -1
-	lastBP := -1
 	for i, p := range pos {
 		if !p.bp {
 			continue
 		}
-		lastBP = i
 		for q := i; q >= 0 && q > i-Lookback; q-- {
 			if live(pos[q].hash) {
 				readEnd = max(readEnd, q)
@@ -173,51 +164,39 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 	}
 	total := pos[len(pos)-1].cum
 	var u Usage
-	if lastBP < 0 || pos[lastBP].cum < int64(s.MinTokens) {
-		u.Input = total
-		return u, nil
-	}
-	var read int64
 	if readEnd >= 0 {
-		read = pos[readEnd].cum
-		s.entries[pos[readEnd].hash] = expiry(at, s.ttlAt(pos, readEnd))
+		u.Read = pos[readEnd].cum
 	}
-	u.Read = read
-	u.Input = total - pos[lastBP].cum
-	// Writes: every segment after the read, billed at the TTL of the
-	// breakpoint that closes it.
-	start := readEnd + 1
-	for i := start; i <= lastBP; i++ {
-		if !pos[i].bp {
+	// Writes: every breakpoint past the read point that reaches the
+	// minimum length bills the tokens since the previous write (or the
+	// read point) at its own TTL; breakpoints already cached are refreshed.
+	boundary := u.Read
+	for i, p := range pos {
+		if !p.bp || p.cum < int64(s.MinTokens) {
 			continue
 		}
-		var seg int64
-		for j := start; j <= i; j++ {
-			seg += pos[j].segTok
+		if live(p.hash) {
+			ttl := max(p.ttl, s.entries[p.hash].ttl)
+			s.entries[p.hash] = entry{expiry(at, ttl), ttl}
+			continue
 		}
-		if pos[i].ttl1h {
-			u.Write1h += seg
+		s.entries[p.hash] = entry{expiry(at, p.ttl), p.ttl}
+		if i <= readEnd {
+			continue
+		}
+		if p.ttl1h {
+			u.Write1h += p.cum - boundary
 		} else {
-			u.Write5m += seg
+			u.Write5m += p.cum - boundary
 		}
-		start = i + 1
+		boundary = p.cum
 	}
-	for i := 0; i <= lastBP; i++ {
-		if pos[i].bp && pos[i].cum >= int64(s.MinTokens) {
-			s.entries[pos[i].hash] = expiry(at, pos[i].ttl)
-		}
+	if readEnd >= 0 {
+		e := s.entries[pos[readEnd].hash]
+		s.entries[pos[readEnd].hash] = entry{expiry(at, e.ttl), e.ttl}
 	}
+	u.Input = total - u.Read - u.Write5m - u.Write1h
 	return u, nil
-}
-
-// ttlAt is the TTL of the first breakpoint at or after position i.
-func (s *Sim) ttlAt(pos []position, i int) time.Duration {
-	for j := i; j < len(pos); j++ {
-		if pos[j].bp {
-			return pos[j].ttl
-		}
-	}
-	return 5 * time.Minute
 }
 
 func expiry(at time.Time, ttl time.Duration) time.Time {
@@ -249,4 +228,28 @@ func containsAny(s string, subs ...string) bool {
 		}
 	}
 	return false
+}
+
+// Canonical is a block's form for hashing and counting: its JSON object
+// with cache_control removed, re-encoded with sorted keys (encoding/json's
+// rules), so moving a breakpoint changes neither hash nor count. It is the
+// same canonical form e2e/fakeapi uses, so both simulators bill alike.
+func Canonical(raw []byte) []byte {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return raw
+	}
+	delete(obj, "cache_control")
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// textJSON is a string content's canonical block: it renders like one text
+// block.
+func textJSON(s string) []byte {
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+	return b
 }
