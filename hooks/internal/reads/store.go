@@ -36,6 +36,7 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -89,9 +90,8 @@ func New(d xdg.Dirs, cfg config.NoReread) *Store {
 }
 
 // EstimateTokens is the token estimate used for the floor and the savings
-// counters: bytes/4, the usual rule for English and code with Claude's
-// tokenizer.
-func EstimateTokens(b []byte) int64 { return int64(len(b)+3) / 4 }
+// counters: internal/tokens' calibrated estimate of the text.
+func EstimateTokens(b []byte) int64 { return int64(tokens.EstimateBytes(b)) }
 
 // Dir is a context's directory.
 func Dir(d xdg.Dirs, session, agent string) string {
