@@ -60,7 +60,7 @@ type File struct {
 	Installed string      `json:"installed_sha256"` // hash of what install left; "" = absent
 	Changes   []string    `json:"changes"`          // what install changed, for people
 	Keys      []Key       `json:"keys,omitempty"`   // JSON keys install set (settings.json)
-	Lines     []string    `json:"lines,omitempty"`  // lines install added (config.toml)
+	Lines     []string    `json:"lines,omitempty"`  // text install added (config.toml)
 	Owned     bool        `json:"owned,omitempty"`  // a file synaxi owns outright (a copied binary)
 }
 

@@ -452,7 +452,7 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 	if err != nil {
 		return err
 	}
-	out, err := addPreviousCommand(src, line)
+	out, added, err := addPreviousCommand(src, line)
 	if err != nil {
 		return fmt.Errorf("%s: %w\n  fix: add `%s` under [statusline] yourself", p, err, line)
 	}
@@ -463,8 +463,8 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(f.Lines, line) {
-		f.Lines = append(f.Lines, line)
+	if !slices.Contains(f.Lines, added) {
+		f.Lines = append(f.Lines, added)
 	}
 	if err := journal.WriteFile(p, out, modeOf(p)); err != nil {
 		return err

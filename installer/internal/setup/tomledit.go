@@ -21,14 +21,13 @@ func previousCommandLine(cmd string) (string, error) {
 }
 
 // addPreviousCommand adds line to the [statusline] table of a config.toml,
-// touching no other line. The result must load as a valid config, or the
-// edit is refused (for example when the file spells the table with dotted
-// keys).
-func addPreviousCommand(src []byte, line string) ([]byte, error) {
-	var out []byte
+// touching no other line, and returns the new file and the exact text it
+// inserted. The result must still parse, or the edit is refused.
+func addPreviousCommand(src []byte, line string) (out []byte, added string, err error) {
 	switch {
 	case len(bytes.TrimSpace(src)) == 0:
 		out = []byte("# synaxi configuration: `synaxi doctor` lists every key.\n\n[statusline]\n" + line + "\n")
+		added = line + "\n"
 	default:
 		lines := strings.SplitAfter(string(src), "\n")
 		at := -1
@@ -43,7 +42,8 @@ func addPreviousCommand(src []byte, line string) ([]byte, error) {
 			if !strings.HasSuffix(s, "\n") {
 				s += "\n"
 			}
-			out = []byte(s + "\n[statusline]\n" + line + "\n")
+			added = "\n[statusline]\n" + line + "\n"
+			out = []byte(s + added)
 		} else {
 			var b strings.Builder
 			for i, l := range lines {
@@ -53,20 +53,31 @@ func addPreviousCommand(src []byte, line string) ([]byte, error) {
 						b.WriteString("\n")
 					}
 					b.WriteString(line + "\n")
+					added = line + "\n"
 				}
 			}
 			out = []byte(b.String())
 		}
 	}
 	if err := validConfig(out); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return out, nil
+	return out, added, nil
 }
 
-// removeLine deletes the first line equal to line (ignoring surrounding
-// space), and reports whether it found one.
-func removeLine(src []byte, line string) ([]byte, bool) {
+// removeAdded takes out text install added: the exact block if it is still
+// there, else the first line equal to its key line (ignoring surrounding
+// space). It reports whether it found either.
+func removeAdded(src []byte, added string) ([]byte, bool) {
+	if i := bytes.Index(src, []byte(added)); i >= 0 {
+		return append(src[:i:i], src[i+len(added):]...), true
+	}
+	line := ""
+	for _, l := range strings.Split(added, "\n") {
+		if strings.HasPrefix(l, "previous_command") {
+			line = l
+		}
+	}
 	lines := strings.SplitAfter(string(src), "\n")
 	for i, l := range lines {
 		if strings.TrimSpace(l) == line {

@@ -194,7 +194,7 @@ func (in *installer) revertLines(f *journal.File) error {
 		return fmt.Errorf("read %s: %w", f.Path, err)
 	}
 	for _, l := range f.Lines {
-		src, _ = removeLine(src, l)
+		src, _ = removeAdded(src, l)
 	}
 	if err := journal.WriteFile(f.Path, src, modeOf(f.Path)); err != nil {
 		return err
