@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
+
+	"github.com/synaxi/synaxi/hooks/internal/reads"
+)
+
+var buildDir string
+
+// TestMain builds the hook once. Tests put it beside a stand-in
+// synaxi-proxyd, the way plugin/bin holds both.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "synaxi-session-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	buildDir = dir
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "synaxi-session"), ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type world struct {
+	bin  string // synaxi-session beside a stand-in synaxi-proxyd
+	env  []string
+	dirs xdg.Dirs
+}
+
+// newWorld copies the hook into its own directory with proxyd as the
+// stand-in synaxi-proxyd script.
+func newWorld(t *testing.T, proxyd string) *world {
+	root := t.TempDir()
+	binDir := filepath.Join(root, "bin")
+	require.NoError(t, os.MkdirAll(binDir, 0o755))
+	data, err := os.ReadFile(filepath.Join(buildDir, "synaxi-session"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(binDir, "synaxi-session"), data, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(binDir, "synaxi-proxyd"), []byte(proxyd), 0o755))
+	w := &world{bin: filepath.Join(binDir, "synaxi-session")}
+	w.env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"STANDIN_PIDFILE="+filepath.Join(root, "standin.pid"))
+	w.dirs = xdg.Dirs{State: filepath.Join(root, "state", "synaxi"), Config: filepath.Join(root, "config", "synaxi")}
+	t.Cleanup(func() {
+		// End the stand-in listener this test started, by its pid.
+		if b, err := os.ReadFile(filepath.Join(root, "standin.pid")); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && pid > 0 {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	return w
+}
+
+func (w *world) run(t *testing.T, mode string, input map[string]any, extraEnv ...string) (string, time.Duration) {
+	raw, err := json.Marshal(input)
+	require.NoError(t, err)
+	cmd := exec.Command(w.bin, mode)
+	cmd.Env = append(append([]string(nil), w.env...), extraEnv...)
+	cmd.Stdin = bytes.NewReader(raw)
+	start := time.Now()
+	out, err := cmd.Output()
+	require.NoError(t, err, "a hook always exits 0")
+	return string(out), time.Since(start)
+}
+
+// listenerProxyd stands in for synaxi-proxyd: "start -port N" leaves a
+// detached listener on 127.0.0.1:N and records its pid.
+const listenerProxyd = `#!/bin/sh
+[ "$1" = start ] && [ "$2" = -port ] || exit 2
+python3 -c 'import socket,sys,time
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); time.sleep(60)' "$3" </dev/null >/dev/null 2>&1 &
+echo $! > "$STANDIN_PIDFILE"
+`
+
+// deadProxyd stands in for a synaxi-proxyd that never comes up.
+const deadProxyd = "#!/bin/sh\nexit 1\n"
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	require.NoError(t, ln.Close())
+	return port
+}
+
+func startInput(source string) map[string]any {
+	return map[string]any{"session_id": "sess-7", "transcript_path": "/h/.claude/projects/p/sess-7.jsonl",
+		"cwd": "/work", "hook_event_name": "SessionStart", "source": source, "agent_type": "synaxi:synaxi-chat"}
+}
+
+func TestStartsProxyOnDemand(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 stands in for the proxy's listener")
+	}
+	w := newWorld(t, listenerProxyd)
+	port := freePort(t)
+	require.NoError(t, statefile.WriteBytes(proxyinfo.PortPath(w.dirs), []byte(strconv.Itoa(port))))
+	out, _ := w.run(t, "start", startInput("startup"), fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port))
+	assert.Empty(t, out, "the proxy came up: nothing to say")
+	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
+	require.NoError(t, err, "the proxy listens")
+	c.Close()
+}
+
+func TestProxyThatCannotStart(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	port := freePort(t)
+	require.NoError(t, statefile.WriteBytes(proxyinfo.PortPath(w.dirs), []byte(strconv.Itoa(port))))
+	out, _ := w.run(t, "start", startInput("startup"), fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port))
+	var msg struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &msg), out)
+	assert.Contains(t, msg.SystemMessage, "not running")
+
+	// Not routed to synaxi's port: never started, nothing said.
+	out, _ = w.run(t, "start", startInput("startup"), "ANTHROPIC_BASE_URL=https://api.anthropic.com")
+	assert.Empty(t, out)
+	out, _ = w.run(t, "start", startInput("startup"), fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", freePort(t)))
+	assert.Empty(t, out, "a loopback port that is not synaxi's")
+}
+
+func TestSessionLifecycle(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	store := reads.New(w.dirs, config.Default().NoReread)
+	work := t.TempDir()
+	file := filepath.Join(work, "a.go")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Repeat("package a // text\n", 50)), 0o644))
+	recordRead := func(agent string) {
+		raw, _ := json.Marshal(map[string]any{"session_id": "sess-7", "cwd": work, "agent_id": agent,
+			"hook_event_name": "PostToolUse", "tool_name": "Read", "tool_input": map[string]any{"file_path": file}})
+		in, err := hookio.Parse(raw)
+		require.NoError(t, err)
+		require.NoError(t, store.Post(in))
+	}
+	recordedIn := func(agent string) bool {
+		c, err := store.Load("sess-7", agent)
+		return err == nil && c.Files[file] != nil
+	}
+
+	out, _ := w.run(t, "start", startInput("startup"))
+	assert.Empty(t, out)
+	rec := map[string]any{}
+	require.NoError(t, statefile.ReadJSON(hookio.SessionRecordPath(w.dirs, "sess-7"), &rec))
+	assert.Equal(t, "startup", rec["source"])
+	assert.Equal(t, "synaxi:synaxi-chat", rec["agent_type"])
+	started := rec["started"]
+	_, err := time.Parse(time.RFC3339, started.(string))
+	require.NoError(t, err)
+
+	for _, reset := range []struct {
+		mode  string
+		input map[string]any
+	}{
+		{"start", startInput("compact")},
+		{"start", startInput("clear")},
+		{"precompact", map[string]any{"session_id": "sess-7", "hook_event_name": "PreCompact", "trigger": "auto"}},
+	} {
+		recordRead("")
+		recordRead("worker-1")
+		require.True(t, recordedIn("") && recordedIn("worker-1"))
+		w.run(t, reset.mode, reset.input)
+		assert.False(t, recordedIn(""), "%s %v resets the main context", reset.mode, reset.input["source"])
+		assert.False(t, recordedIn("worker-1"), "and every subagent context")
+	}
+	recordRead("")
+	w.run(t, "start", startInput("resume"))
+	assert.True(t, recordedIn(""), "resume keeps what the model still has")
+
+	w.run(t, "end", map[string]any{"session_id": "sess-7", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
+	require.NoError(t, statefile.ReadJSON(hookio.SessionRecordPath(w.dirs, "sess-7"), &rec))
+	assert.Equal(t, started, rec["started"], "later starts keep the first start time")
+	assert.Equal(t, "resume", rec["source"])
+	assert.Equal(t, "prompt_input_exit", rec["end_reason"])
+	assert.NotEmpty(t, rec["ended"])
+}
+
+func TestSessionFailsOpen(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	for _, mode := range []string{"start", "precompact", "end", "bogus"} {
+		cmd := exec.Command(w.bin, mode)
+		cmd.Env = w.env
+		cmd.Stdin = strings.NewReader("{not json")
+		out, err := cmd.Output()
+		require.NoError(t, err, mode)
+		assert.Empty(t, out, mode)
+	}
+}
