@@ -153,17 +153,24 @@ func envDirs(e *claudecli.Env) xdg.Dirs {
 // client is the real Claude Code CLI with the plugin installed, talking to
 // a fake upstream whose model is the current script.
 type client struct {
-	e    *claudecli.Env
-	fake *fakeapi.Server
-	mu   sync.Mutex
-	cur  *script
+	e      *claudecli.Env
+	fake   *fakeapi.Server
+	mu     sync.Mutex
+	cur    *script
+	worker *script // answers requests of the synaxi-worker subagent
 }
 
-func newClient(t *testing.T) *client {
+func newClient(t *testing.T, vars ...string) *client {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
 	c := &client{}
 	c.fake = fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
 		c.mu.Lock()
 		s := c.cur
+		if c.worker != nil && strings.Contains(v.System, workerSentinel) {
+			s = c.worker
+		}
 		c.mu.Unlock()
 		return s.Respond(v)
 	})})
@@ -178,6 +185,7 @@ func newClient(t *testing.T) *client {
 		c.fake.Close()
 	})
 	c.e = claudecli.NewEnv(t, c.fake.URL())
+	c.e.Vars = append(c.e.Vars, vars...)
 	c.e.InstallPlugin(t)
 	return c
 }
@@ -238,6 +246,12 @@ func TestNoRereadRealClient(t *testing.T) {
 		}},
 		step{name: "pytest", use: bashUse("PATH=$PWD/bin:$PATH pytest -q tests 2>&1 | tail -40")},
 		step{name: "pytest-again", use: bashUse("PATH=$PWD/bin:$PATH pytest -q tests 2>&1 | tail -40")},
+		step{name: "loop-1", use: bashUse("git status --short")},
+		step{name: "loop-2", use: bashUse("git status --short")},
+		step{name: "loop-3", use: bashUse("git  status --short")},
+		step{name: "loop-4", use: bashUse("git status --short")},
+		step{name: "loop-5", use: bashUse("git status --short")},
+		step{name: "loop-6", use: bashUse("git status --short")},
 	)
 	sess := c.run(t, s, "Work on app.py.")
 	r := s.results(t)
@@ -265,12 +279,20 @@ func TestNoRereadRealClient(t *testing.T) {
 	assert.Contains(t, r["pytest"].Result, "60 passed")
 	assert.Contains(t, r["pytest-again"].Result, "60 passed", "a test run piped into tail is never blocked")
 
+	var loops []bool
+	for i := 1; i <= 6; i++ {
+		loops = append(loops, strings.Contains(r[fmt.Sprintf("loop-%d", i)].Result, "has already run"))
+	}
+	assert.Equal(t, []bool{false, false, false, true, false, true}, loops, "the loop breaker denies alternate attempts after 3 runs")
+	assert.Contains(t, r["loop-4"].Result, "`git status --short` has already run 3 times")
+
 	counts, err := hookio.ReadCounters(envDirs(e), sess)
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), counts.Denials)
 	assert.Equal(t, int64(1), counts.Refunds)
 	assert.Equal(t, int64(2), counts.Blocked)
 	assert.Positive(t, counts.TokensSaved)
+	assert.Equal(t, int64(2), counts.LoopsBroken)
 
 	// The status line shows the session's counters (the JSON shape Claude
 	// Code sends, platform-facts §3.2; stdin left open like Claude Code may).
@@ -281,7 +303,7 @@ func TestNoRereadRealClient(t *testing.T) {
 		"context_window":{"total_input_tokens":1000,"context_window_size":200000,"used_percentage":null}}`,
 		sess, e.Work, claudecli.Version, e.Work, e.Work)
 	line := runStatusLine(t, e, status)
-	assert.Equal(t, fmt.Sprintf("Opus 4.7 · %s · ⌁ synaxi 2 re-reads blocked (~%s tok) · not routed\n",
+	assert.Equal(t, fmt.Sprintf("Opus 4.7 · %s · ⌁ synaxi 2 re-reads blocked (~%s tok) · 2 loops broken · not routed\n",
 		filepath.Base(e.Work), tokensText(counts.TokensSaved)), line)
 }
 
@@ -358,4 +380,29 @@ func TestNoRereadAfterCompaction(t *testing.T) {
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	assert.Empty(t, string(out), "after compaction the read is allowed")
+}
+
+// TestNoRereadSubagentContext checks that a subagent has its own context:
+// a file the main agent read is new to the worker, while a re-read inside
+// the worker, and the main agent's own re-read, are denied.
+func TestNoRereadSubagentContext(t *testing.T) {
+	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
+	app := filepath.Join(c.e.Work, "app.py")
+	sourceFile(t, app, 40)
+	c.worker = newScript(step{name: "worker-read", use: readUse(app)}, step{name: "worker-reread", use: readUse(app)})
+	c.worker.final = "worker finished"
+	main := newScript(
+		step{name: "read", use: readUse(app)},
+		step{name: "delegate", use: fakeapi.ToolUse{Name: "Agent", Input: map[string]any{
+			"subagent_type": "synaxi:synaxi-worker", "description": "Read app.py",
+			"prompt": "## Goal\nRead app.py.\n\n## Proof\n`cat app.py`"}}},
+		step{name: "reread", use: readUse(app)},
+	)
+	c.run(t, main, "Read app.py, then have a worker read it.")
+	m, w := main.results(t), c.worker.results(t)
+	assert.False(t, denied(m["read"]))
+	assert.Contains(t, m["delegate"].Result, "worker finished")
+	assert.False(t, denied(w["worker-read"]), "the main agent's read is not in the worker's context: %s", w["worker-read"].Result)
+	assert.True(t, denied(w["worker-reread"]), "a re-read inside the worker is denied: %s", w["worker-reread"].Result)
+	assert.True(t, denied(m["reread"]), "the main agent still has its read")
 }
