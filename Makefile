@@ -15,7 +15,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X main.version=$(VERSION)
+LDFLAGS := $(EXTRA_LDFLAGS) -X main.version=$(VERSION)
 BIN := plugin/bin
 
 # Product modules (unit tests, vet, tidy) and the end-to-end module.
