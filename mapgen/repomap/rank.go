@@ -16,6 +16,7 @@ import (
 // Ranking parameters, after aider's repo map (peers.md §3.1).
 const (
 	damping        = 0.85
+	focusDamping   = 0.5 // with focus, walks stay nearer the focus files
 	maxIterations  = 100
 	tolerance      = 1e-10 // per file, on the L1 change between iterations
 	focusShare     = 0.9   // share of the teleport mass that goes to focus files
@@ -96,14 +97,16 @@ type linker struct {
 	dirs    []string
 	byName  map[string][]defSite
 	imports []map[string]bool // per file: Go package names it qualifies names with
-	scratch []int
+	test    []bool            // per file: a test file
+	scratch []defSite
 }
 
 func newLinker(ix *Index) *linker {
 	l := &linker{ix: ix, dirs: make([]string, len(ix.Files)), byName: map[string][]defSite{},
-		imports: make([]map[string]bool, len(ix.Files))}
+		imports: make([]map[string]bool, len(ix.Files)), test: make([]bool, len(ix.Files))}
 	for i, f := range ix.Files {
 		l.dirs[i] = path.Dir(f.Rel)
+		l.test[i] = isTestFile(f.Rel)
 		for key := range f.Refs {
 			if dot := strings.IndexByte(key, '.'); dot > 0 {
 				if l.imports[i] == nil {
@@ -136,7 +139,7 @@ func newLinker(ix *Index) *linker {
 // so this keeps f.Close() on an *os.File from linking to every Close in the
 // repository). Other languages link a name to every file of the same language
 // that defines it.
-func (l *linker) targets(src int, key string) []int {
+func (l *linker) targets(src int, key string) []defSite {
 	from := l.ix.Files[src]
 	name := symbols.RefName(key)
 	out := l.scratch[:0]
@@ -145,14 +148,14 @@ func (l *linker) targets(src int, key string) []int {
 			continue
 		}
 		to := l.ix.Files[d.file]
-		if to.Lang != from.Lang {
-			continue
+		if to.Lang != from.Lang || l.test[d.file] && !l.test[src] {
+			continue // code never uses what only its tests define
 		}
 		if from.Lang == "go" {
 			sameDir := l.dirs[d.file] == l.dirs[src]
 			switch {
 			case key == name:
-				if !sameDir {
+				if !sameDir || d.method {
 					continue
 				}
 			case key[0] == '.':
@@ -160,15 +163,29 @@ func (l *linker) targets(src int, key string) []int {
 					continue
 				}
 			default:
-				if sameDir || to.Package != key[:len(key)-len(name)-1] || !ast.IsExported(name) {
+				if d.method || sameDir || to.Package != key[:len(key)-len(name)-1] || !ast.IsExported(name) {
 					continue
 				}
 			}
 		}
-		out = append(out, d.file)
+		out = append(out, d)
 	}
 	l.scratch = out
 	return out
+}
+
+// isTestFile reports whether a path is a test file by the conventions of Go
+// (_test.go) and Python (test_*.py, *_test.py, conftest.py, tests/ folders).
+func isTestFile(rel string) bool {
+	base := path.Base(rel)
+	switch {
+	case strings.HasSuffix(base, "_test.go"), strings.HasSuffix(base, "_test.py"):
+		return true
+	case strings.HasSuffix(base, ".py"):
+		return strings.HasPrefix(base, "test_") || base == "conftest.py" ||
+			strings.HasPrefix(rel, "tests/") || strings.Contains(rel, "/tests/")
+	}
+	return false
 }
 
 // rank builds the file graph (an edge from each file to each file defining
@@ -194,7 +211,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 	type share struct {
 		name string
 		w    float64 // weight towards each target
-		to   []int
+		to   []defSite
 	}
 	out := make([][]edge, n)
 	shares := make([][]share, n)
@@ -229,7 +246,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 				w *= mentionBoost
 			}
 			for _, d := range to {
-				acc[d] += w
+				acc[d.file] += w
 				outW[src] += w
 			}
 			shares[src] = append(shares[src], share{name, w, slices.Clone(to)})
@@ -251,27 +268,33 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 			pers[i] += focusShare / float64(len(teleport))
 		}
 	}
-	pr := pagerank(out, outW, pers)
+	alpha := damping
+	if len(teleport) > 0 {
+		alpha = focusDamping
+	}
+	pr := pagerank(out, outW, pers, alpha)
 
 	// Spread each file's rank over the definitions it references.
-	defScore := map[int]map[string]float64{}
+	type defKey struct {
+		file   int
+		name   string
+		method bool
+	}
+	defScore := map[defKey]float64{}
 	for src := range ix.Files {
 		if outW[src] == 0 {
 			continue
 		}
 		for _, s := range shares[src] {
 			for _, d := range s.to {
-				if defScore[d] == nil {
-					defScore[d] = map[string]float64{}
-				}
-				defScore[d][s.name] += pr[src] * s.w / outW[src]
+				defScore[defKey{d.file, s.name, d.method}] += pr[src] * s.w / outW[src]
 			}
 		}
 	}
 	var defs []rankedDef
 	for i, f := range ix.Files {
 		for _, d := range rankable(f.Defs) {
-			defs = append(defs, rankedDef{file: i, def: d, score: defScore[i][d.Name]})
+			defs = append(defs, rankedDef{file: i, def: d, score: defScore[defKey{i, d.Name, d.Kind == symbols.KindMethod}]})
 		}
 	}
 	slices.SortStableFunc(defs, func(a, b rankedDef) int {
@@ -291,7 +314,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 
 // pagerank runs the power iteration with teleport vector pers; a file with
 // no outgoing links gives its rank back through pers.
-func pagerank(out [][]edge, outW, pers []float64) []float64 {
+func pagerank(out [][]edge, outW, pers []float64, damping float64) []float64 {
 	n := len(out)
 	rank := slices.Clone(pers)
 	next := make([]float64, n)
