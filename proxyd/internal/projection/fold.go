@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -24,7 +25,10 @@ type served struct {
 	orig    int          // index in the original messages; -1 for synthetic
 	current bool         // the final message, served in full
 	bp      map[int]bool // blocks that carry a breakpoint
-	extra   []byte       // the message's other fields, verbatim
+	// stable marks a user message whose curated form is its full form:
+	// served as the current turn, it is re-served unchanged afterwards.
+	stable bool
+	extra  []byte // the message's other fields, verbatim
 }
 
 // fold is the deterministic state of a conversation after its messages
@@ -52,6 +56,7 @@ type fold struct {
 
 	snapTokens, tailTokens int
 
+	reminded      bool // the final message carries the memory reminder
 	reprojections int
 	reprojected   bool // at the last step
 	evictions     int
@@ -104,6 +109,8 @@ func run(cfg resolved, msgs []message) ([]served, *fold, error) {
 			}
 			f.ingest(m)
 			f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
+			full.stable = sameBlocks(full.blocks, cur.blocks)
+			cur.stable = full.stable
 			if last {
 				f.tail = append(f.tail, full)
 			} else {
@@ -136,12 +143,25 @@ func run(cfg resolved, msgs []message) ([]served, *fold, error) {
 	out = append(out, f.tail...)
 	if len(out) > 0 && out[len(out)-1].role == "user" {
 		if r := f.mem.reminder(); r != "" {
+			f.reminded = true
 			l := &out[len(out)-1]
 			l.blocks = append(append([][]byte(nil), l.blocks...), textBlock(r).raw)
 			l.kinds = append(append([]string(nil), l.kinds...), "text")
 		}
 	}
 	return out, f, nil
+}
+
+func sameBlocks(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasRole(ms []served, role string) bool {

@@ -81,7 +81,20 @@ func TestRecordedWorkerCacheStability(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			require.NoError(t, err, "run with -update to create it")
-			assert.Equal(t, string(want), got)
+			assertGolden(t, string(want), got)
 		})
+	}
+}
+
+// assertGolden reports the first request whose served bytes differ from
+// the golden file.
+func assertGolden(t *testing.T, want, got string) {
+	t.Helper()
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		if i >= len(w) || i >= len(g) || w[i] != g[i] {
+			t.Errorf("served bytes differ from the golden file from request %d on (%d vs %d lines); if intended, run with -update", i, len(g), len(w))
+			return
+		}
 	}
 }

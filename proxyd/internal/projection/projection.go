@@ -174,7 +174,7 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 		return nil, err
 	}
 	tools := projectTools(gjson.GetBytes(body, "tools"), e.cfg.TrimTools, out)
-	bps := placeBreakpoints(sys, out, f)
+	bps := placeBreakpoints(sys, out, f, f.reminded)
 	served := assemble(body, sys, tools, out, ttl)
 	now := time.Now
 	if e.cfg.Now != nil {
@@ -266,15 +266,18 @@ func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
 	return kept
 }
 
-// placeBreakpoints marks at most 4 byte-stable positions, by priority: the
-// last assistant message of the tail (this request writes it; the next one
-// re-serves it unchanged), the one before it (the previous request wrote
-// it), the snapshot's last exchange, at a re-projection the end of the part
-// of the snapshot the previous one already served (so the append-only
-// snapshot is read, not rewritten), and the last system block. It returns
-// how many were placed.
-func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
+// placeBreakpoints marks at most 4 byte-stable positions. In the tail: the
+// write point W of this request — the end of the current turn when it will
+// be re-served unchanged (its curated form is its full form; the volatile
+// reminder after it is not covered), else the end of the assistant message
+// it answers — and the previous request's write point R, re-served
+// unchanged now, which this request reads exactly. Then the snapshot's last
+// exchange, at a re-projection the end of the part of the snapshot the
+// previous one already served (so the append-only snapshot is read, not
+// rewritten), and the last system block. It returns how many were placed.
+func placeBreakpoints(sys []sysBlock, msgs []served, f *fold, reminder bool) int {
 	head, snapLen := len(f.head), len(f.snap)
+	tailStart := head + snapLen
 	n := 0
 	markBlock := func(i, j int) bool {
 		if n >= 4 || i < 0 || i >= len(msgs) || j < 0 || j >= len(msgs[i].blocks) {
@@ -299,21 +302,45 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
 		n++
 		return true
 	}
-	markLast := func(i int) {
+	markLast := func(i, skip int) {
 		if i < 0 || i >= len(msgs) {
 			return
 		}
-		for j := len(msgs[i].blocks) - 1; j >= 0; j-- {
+		for j := len(msgs[i].blocks) - 1 - skip; j >= 0; j-- {
 			if markBlock(i, j) {
 				return
 			}
 		}
 	}
-	found := 0
-	for i := len(msgs) - 2; i >= head+snapLen && found < 2; i-- {
-		if msgs[i].role == "assistant" {
-			found++
-			markLast(i)
+	// writePoint is the message whose end request-at-i writes: the user
+	// message i itself when stable, else the assistant message before it.
+	writePoint := func(i int) int {
+		if i >= tailStart && msgs[i].role == "user" && msgs[i].stable {
+			return i
+		}
+		if i-1 >= tailStart && msgs[i-1].role == "assistant" {
+			return i - 1
+		}
+		return -1
+	}
+	last := len(msgs) - 1
+	if msgs[last].role == "user" {
+		skip := 0
+		if reminder {
+			skip = 1
+		}
+		if w := writePoint(last); w == last {
+			markLast(w, skip)
+		} else {
+			markLast(w, 0)
+		}
+		// The previous turn: the user message before the assistant
+		// message this turn answers.
+		for p := last - 2; p >= tailStart; p-- {
+			if msgs[p].role == "user" {
+				markLast(writePoint(p), 0)
+				break
+			}
 		}
 	}
 	if snapLen > 0 {
@@ -322,7 +349,7 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
 			markBlock(head+2*f.stable-1, 0)
 		}
 	} else {
-		markLast(head - 1)
+		markLast(head-1, 0)
 	}
 	if n < 4 && len(sys) > 0 {
 		sys[len(sys)-1].bp = true

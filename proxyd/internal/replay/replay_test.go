@@ -81,7 +81,7 @@ func TestFixtureCacheStability(t *testing.T) {
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "run with -update to create the golden file")
-	assert.Equal(t, string(want), got, "served bytes changed; if intended, run with -update")
+	assertGolden(t, string(want), got)
 	t.Logf("raw %.2fx, billed %.2fx, hit %.3f (baseline %.3f), reprojections %d",
 		rep.RawReduction, rep.BilledReduction, rep.Projected.CacheHitRatio, rep.Baseline.CacheHitRatio, *rep.Projected.Reprojections)
 }
@@ -120,4 +120,17 @@ func TestMainJSONSchema(t *testing.T) {
 	assert.Contains(t, out.String(), "budget: 9000 tokens")
 	assert.Equal(t, 2, Main(nil, &out, &errb))
 	assert.Equal(t, 1, Main([]string{"/nonexistent.jsonl"}, &out, &errb))
+}
+
+// assertGolden reports the first request whose served bytes differ from
+// the golden file.
+func assertGolden(t *testing.T, want, got string) {
+	t.Helper()
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(w), len(g)); i++ {
+		if i >= len(w) || i >= len(g) || w[i] != g[i] {
+			t.Errorf("served bytes differ from the golden file from request %d on (%d vs %d lines); if intended, run with -update", i, len(g), len(w))
+			return
+		}
+	}
 }
