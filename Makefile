@@ -22,13 +22,11 @@ BIN := plugin/bin
 MODULES := internal hooks mcp proxyd mapgen installer
 ALL_MODULES := $(MODULES) e2e
 
-# The binaries the plugin needs, as <module>/cmd/<name>. STRICT=0 skips one
-# whose package is not there yet (only while the tree is being written).
+# The binaries the plugin needs, as <module>/cmd/<name>; every one must build.
 COMMANDS := proxyd/cmd/synaxi-proxyd hooks/cmd/synaxi-noreread hooks/cmd/synaxi-statusline \
 	hooks/cmd/synaxi-session mcp/cmd/synaxi-mcp mapgen/cmd/synaxi-mapgen installer/cmd/synaxi
 # Any further command in a product module (e.g. hooks/cmd/synaxi-ingest) is built too.
 EXTRA_COMMANDS := $(filter-out $(COMMANDS),$(patsubst %/,%,$(dir $(wildcard $(addsuffix /cmd/*/main.go,$(MODULES))))))
-STRICT ?= 0
 
 GO_TEST_FLAGS ?=
 E2E_TIMEOUT ?= 20m
@@ -36,17 +34,11 @@ E2E_TIMEOUT ?= 20m
 .PHONY: build
 build:
 	@mkdir -p $(BIN)
-	@missing=0; \
-	for c in $(COMMANDS) $(EXTRA_COMMANDS); do \
-		if ! ls $$c/*.go >/dev/null 2>&1; then \
-			if [ "$(STRICT)" = 1 ]; then echo "build: $$c is missing" >&2; missing=1; continue; fi; \
-			echo "build: skipping $$c (not written yet; STRICT=0)" >&2; continue; \
-		fi; \
+	@for c in $(COMMANDS) $(EXTRA_COMMANDS); do \
 		mod=$${c%%/*}; name=$${c##*/}; \
 		echo "go build $$name ($(VERSION))"; \
 		(cd $$mod && go build -trimpath -ldflags "$(LDFLAGS)" -o $(abspath $(BIN))/$$name ./$${c#*/}) || exit 1; \
-	done; \
-	exit $$missing
+	done
 
 .PHONY: test
 test: test-unit e2e
