@@ -47,17 +47,17 @@ func frontmatter(t *testing.T, path string) (map[string]string, string) {
 	return fields, body
 }
 
-// TestPluginValidates runs the real CLI's validator on the marketplace (the
+// TestPluginValidates runs the real CLI's validator, warnings as errors, on the marketplace (the
 // repository root) and on the plugin directory.
 func TestPluginValidates(t *testing.T) {
 	e := claudecli.NewEnv(t, "")
 	root := claudecli.RepoRoot()
 	for _, dir := range []string{root, filepath.Join(root, "plugin")} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		res, err := e.Run(ctx, "plugin", "validate", dir)
+		res, err := e.Run(ctx, "plugin", "validate", "--strict", dir)
 		cancel()
 		require.NoError(t, err)
-		assert.Equal(t, 0, res.ExitCode, "claude plugin validate %s\n%s\n%s", dir, res.Stdout, res.Stderr)
+		assert.Equal(t, 0, res.ExitCode, "claude plugin validate --strict %s\n%s\n%s", dir, res.Stdout, res.Stderr)
 		assert.Contains(t, res.Stdout, "Validation passed", dir)
 	}
 }
