@@ -47,8 +47,8 @@ func frontmatter(t *testing.T, path string) (map[string]string, string) {
 	return fields, body
 }
 
-// TestPluginValidates runs the real CLI's validator, warnings as errors, on the marketplace (the
-// repository root) and on the plugin directory.
+// TestPluginValidates runs the real CLI's validator, with warnings as
+// errors, on the marketplace (the repository root) and on the plugin.
 func TestPluginValidates(t *testing.T) {
 	e := claudecli.NewEnv(t, "")
 	root := claudecli.RepoRoot()
