@@ -48,6 +48,10 @@ func (rep *Report) WriteHTML(w io.Writer, generated time.Time) error {
 		}
 	}
 	t := rep.Total
+	span := ""
+	if len(rows) > 0 {
+		span = fmt.Sprintf(" from %s to %s", rows[0].Time.UTC().Format("2006-01-02 15:04"), rows[len(rows)-1].Time.UTC().Format("2006-01-02 15:04 MST"))
+	}
 	var b strings.Builder
 	b.WriteString(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/><title>synaxi savings report</title>
@@ -66,7 +70,7 @@ td:first-child,th:first-child{text-align:left}
 	fmt.Fprintf(&b, "<div><span class=\"kpi\">saved tokens<b>%s</b></span><span class=\"kpi\">saved (cache-aware)<b>$%.2f</b></span><span class=\"kpi\">of counterfactual<b>%.1f%%</b></span><span class=\"kpi\">cache hit ratio<b>%.1f%%</b></span></div>\n",
 		n(t.SavedTokens), t.SavedUSD, t.SavedPercent, 100*t.CacheHit)
 
-	b.WriteString("<h2>Savings over time</h2>\n")
+	fmt.Fprintf(&b, "<h2>Savings over time</h2>\n<p class=\"note\">Requests in time order%s.</p>\n", esc(span))
 	b.WriteString(lineChart("cumulative saved tokens", cumTok, "%.0f"))
 	b.WriteString(lineChart("cumulative saved dollars", cumUSD, "$%.2f"))
 	b.WriteString("<h2>Cache-hit ratio per request</h2>\n")
