@@ -1,0 +1,311 @@
+package e2e_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/fakeapi"
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// tapped is one request as Claude Code sent it, recorded before the proxy.
+type tapped struct {
+	Method, Path, RawQuery string
+	Header                 http.Header
+	Body                   []byte
+}
+
+// tap is a recording reverse proxy in front of synaxi-proxyd: it keeps the
+// exact bytes Claude Code sent, so the test can compare them with what the
+// fake upstream received behind the proxy.
+type tap struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []tapped
+}
+
+func newTap(t *testing.T, target string) *tap {
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }, Transport: tr, FlushInterval: -1}
+	tp := &tap{}
+	tp.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		tp.mu.Lock()
+		tp.reqs = append(tp.reqs, tapped{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
+		tp.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(tp.Close)
+	return tp
+}
+
+func (tp *tap) requests() []tapped {
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	return append([]tapped(nil), tp.reqs...)
+}
+
+var (
+	proxydOnce sync.Once
+	proxydBin  string
+	proxydErr  error
+)
+
+// buildProxyd builds synaxi-proxyd once per test process.
+func buildProxyd(t *testing.T) string {
+	t.Helper()
+	proxydOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "synaxi-proxyd-e2e")
+		if err != nil {
+			proxydErr = err
+			return
+		}
+		proxydBin = filepath.Join(dir, "synaxi-proxyd")
+		cmd := exec.Command("go", "build", "-o", proxydBin, "./proxyd/cmd/synaxi-proxyd")
+		cmd.Dir = claudecli.RepoRoot()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			proxydErr = err
+			proxydBin = string(out)
+		}
+	})
+	require.NoError(t, proxydErr, proxydBin)
+	return proxydBin
+}
+
+// runningProxy is synaxi-proxyd started as a subprocess in an Env's
+// directories.
+type runningProxy struct {
+	URL  string
+	cmd  *exec.Cmd
+	logs *bytes.Buffer
+}
+
+func startProxyd(t *testing.T, e *claudecli.Env, upstream string, extra ...string) *runningProxy {
+	t.Helper()
+	bin := buildProxyd(t)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--log-level", "debug"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = e.Environ()
+	logs := &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	require.NoError(t, cmd.Start())
+	p := &runningProxy{cmd: cmd, logs: logs}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("synaxi-proxyd log:\n%s", logs.String())
+		}
+	})
+	infoPath := filepath.Join(e.StateDir(), "proxyd", "proxyd.json")
+	require.Eventually(t, func() bool {
+		var info struct {
+			PID  int
+			Addr string
+		}
+		if statefile.ReadJSON(infoPath, &info) != nil || info.PID != cmd.Process.Pid {
+			return false
+		}
+		p.URL = "http://" + info.Addr
+		resp, err := http.Get(p.URL + "/health")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 15*time.Second, 20*time.Millisecond, "synaxi-proxyd did not come up")
+	return p
+}
+
+type proxyHealth struct {
+	Requests, Messages, Gated, Projected, FailOpens, ProbeFailures, LedgerErrors int64
+}
+
+func (p *runningProxy) health(t *testing.T) proxyHealth {
+	t.Helper()
+	resp, err := http.Get(p.URL + "/health")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var raw map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&raw))
+	n := func(k string) int64 { f, _ := raw[k].(float64); return int64(f) }
+	return proxyHealth{n("requests"), n("messages"), n("gated"), n("projected"), n("fail_opens"), n("probe_failures"), n("ledger_errors")}
+}
+
+func readLedger(t *testing.T, e *claudecli.Env) []ledger.Row {
+	t.Helper()
+	var rows []ledger.Row
+	_, err := statefile.ScanJSONL(filepath.Join(e.StateDir(), "ledger", "ledger.jsonl"), func(line []byte) error {
+		var r ledger.Row
+		if err := json.Unmarshal(line, &r); err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		return nil
+	})
+	require.NoError(t, err)
+	return rows
+}
+
+// passThroughHeaders are the client headers that must reach the upstream
+// exactly as Claude Code sent them.
+var passThroughHeaders = []string{
+	"Authorization", "X-Api-Key", "Anthropic-Beta", "Anthropic-Version", "X-App", "User-Agent",
+	"X-Claude-Code-Session-Id", "X-Claude-Code-Agent-Id", "Content-Type", "Accept-Encoding",
+}
+
+// TestProxyRealClientPassThrough: Claude Code → tap → synaxi-proxyd → fake
+// upstream. Every request the client sends reaches the upstream with the
+// same method, path, query, headers and body bytes; the streamed answer
+// reaches the client; nothing is gated, so nothing is measured.
+func TestProxyRealClientPassThrough(t *testing.T) {
+	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.DemoAgent()})
+	t.Cleanup(fake.Close)
+	e := claudecli.NewEnv(t, "")
+	p := startProxyd(t, e, fake.URL())
+	tp := newTap(t, p.URL)
+	e.BaseURL = tp.URL
+
+	// Non-ASCII file content travels in tool results through the proxy.
+	file := filepath.Join(e.Work, "greek.txt")
+	require.NoError(t, os.WriteFile(file, []byte("σύναξη — first line\n"+strings.Repeat("λόγος\n", 50)), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "Read "+file+" and report its first line.", "--permission-mode", "bypassPermissions")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	assert.Contains(t, res.Stdout, "σύναξη — first line", "the streamed answer reached the client")
+
+	sent := tp.requests()
+	got := fake.Requests()
+	require.NotEmpty(t, sent)
+	require.Len(t, got, len(sent), "every request reached the upstream, and nothing else did")
+	streamed := 0
+	for _, s := range sent {
+		var match *fakeapi.Request
+		for _, g := range got {
+			if g.Method == s.Method && g.Path == s.Path && g.RawQuery == s.RawQuery && bytes.Equal(g.Body, s.Body) {
+				match = g
+				break
+			}
+		}
+		require.NotNil(t, match, "%s %s?%s (%d bytes) did not arrive byte-identical", s.Method, s.Path, s.RawQuery, len(s.Body))
+		for _, h := range passThroughHeaders {
+			assert.Equal(t, s.Header.Values(h), match.Header.Values(h), "%s on %s", h, s.Path)
+		}
+		assert.Empty(t, match.Invalid)
+		if match.Kind == "messages" && strings.Contains(string(s.Body), `"stream":true`) {
+			streamed++
+		}
+	}
+	var paths []string
+	for _, s := range sent {
+		paths = append(paths, fmt.Sprintf("%s %s?%s (%d B)", s.Method, s.Path, s.RawQuery, len(s.Body)))
+	}
+	t.Logf("%d requests compared byte for byte: %s", len(sent), strings.Join(paths, "; "))
+	assert.Positive(t, streamed, "the client streamed at least one request")
+	assert.Empty(t, readLedger(t, e), "nothing was gated")
+	h := p.health(t)
+	assert.Equal(t, int64(len(sent)), h.Requests)
+	assert.Equal(t, int64(0), h.Gated)
+	assert.Equal(t, int64(0), h.FailOpens)
+}
+
+// TestProxyRealClientWorkerMeasured: the synaxi-worker (plugin installed,
+// run as the main agent) goes through the proxy; its requests are gated and
+// each produces a ledger row with the count_tokens counterfactual and the
+// usage the upstream billed, and /health counts them.
+func TestProxyRealClientWorkerMeasured(t *testing.T) {
+	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.DemoAgent()})
+	t.Cleanup(fake.Close)
+	e := claudecli.NewEnv(t, "")
+	e.InstallPlugin(t)
+	p := startProxyd(t, e, fake.URL())
+	e.BaseURL = p.URL
+
+	file := filepath.Join(e.Work, "notes.txt")
+	require.NoError(t, os.WriteFile(file, []byte(strings.Repeat("a line of notes for the worker\n", 200)), 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "Read "+file+" and report its first line. run: `wc -l "+file+"`",
+		"--agent", "synaxi:synaxi-worker", "--permission-mode", "bypassPermissions")
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	assert.Contains(t, res.Stdout, "a line of notes for the worker", "the worker saw the file through the proxy")
+
+	// The projection may replace the worker's system prompt, so gated
+	// requests are recognised by their count_tokens probe, which carries the
+	// original body with the sentinel.
+	var workerCalls, messages int
+	for _, r := range fake.Requests() {
+		assert.Empty(t, r.Invalid, "%s %s", r.Kind, r.Path)
+		switch {
+		case r.Kind == "count_tokens" && strings.Contains(string(r.Body), "SYNAXI-PROJECTION-WORKER"):
+			workerCalls++
+		case r.Kind == "messages":
+			messages++
+		}
+	}
+	require.GreaterOrEqual(t, workerCalls, 2, "the worker looped: tool calls, then the answer")
+	assert.GreaterOrEqual(t, messages, workerCalls)
+
+	var rows []ledger.Row
+	require.Eventually(t, func() bool { rows = readLedger(t, e); return len(rows) >= workerCalls }, 10*time.Second, 50*time.Millisecond)
+	require.Len(t, rows, workerCalls, "one ledger row per gated request")
+	for _, r := range rows {
+		assert.Equal(t, 200, r.Status)
+		assert.False(t, r.FailOpen, r.FailOpenReason)
+		require.NotNil(t, r.Counterfactual, "probe: %s", r.CounterfactualNull)
+		assert.Positive(t, *r.Counterfactual)
+		assert.Positive(t, r.Usage.BilledInput())
+		assert.Positive(t, r.Usage.Output)
+		assert.NotEmpty(t, r.Session)
+		assert.True(t, r.Projected)
+		require.NotNil(t, r.Projection)
+	}
+	for _, r := range rows {
+		t.Logf("row %s: counterfactual %d, billed input %d (cache write %d, read %d), output %d, served %d→%d bytes",
+			r.ID, *r.Counterfactual, r.Usage.BilledInput(), r.Usage.CacheWrite5m+r.Usage.CacheWrite1h, r.Usage.CacheRead,
+			r.Usage.Output, r.Projection.OriginalBytes, r.Projection.ServedBytes)
+	}
+	h := p.health(t)
+	assert.Equal(t, int64(workerCalls), h.Gated)
+	assert.Equal(t, int64(workerCalls), h.Projected)
+	assert.Equal(t, int64(0), h.ProbeFailures)
+	assert.Equal(t, int64(0), h.LedgerErrors)
+	assert.Equal(t, int64(0), h.FailOpens)
+	sum, err := ledger.ReadSummary(xdg.Dirs{State: e.StateDir()}, rows[0].Session)
+	require.NoError(t, err)
+	assert.Equal(t, int64(workerCalls), sum.Measured)
+}
