@@ -358,11 +358,37 @@ func (s *Server) modifyResponse(resp *http.Response) error {
 	if x == nil {
 		return nil
 	}
+	if x.projected && resp.StatusCode == http.StatusBadRequest {
+		s.retryOriginal(resp, x)
+	}
 	x.status = resp.StatusCode
 	x.upstreamID = resp.Header.Get("Request-Id")
 	x.collector = measure.NewCollector(resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"))
 	resp.Body = &tee{ReadCloser: resp.Body, x: x}
 	return nil
+}
+
+// retryOriginal handles an upstream 400 for a projected request: the
+// projection made a request the upstream rejects, so the original request is
+// sent instead (no response byte has reached the client yet) and the
+// exchange counts as a fail-open. If the retry cannot be sent, the 400 stands.
+func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
+	errBody, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	reason := "upstream rejected the projected request: " + gjson.GetBytes(errBody, "error.message").String()
+	orig := s.rewriteModel(x.original)
+	req := resp.Request.Clone(resp.Request.Context())
+	setBody(req, orig)
+	retry, err := s.o.Transport.RoundTrip(req)
+	if err != nil {
+		s.log.Warn("retry with the original request", "id", x.id, "err", err)
+		resp.Body = io.NopCloser(bytes.NewReader(errBody))
+		return
+	}
+	s.failOpen(x, reason)
+	x.served = orig
+	retry.Request = resp.Request
+	*resp = *retry
 }
 
 // tee hands every byte read from the upstream to the collector. A panic in

@@ -589,3 +589,49 @@ func TestIsLoopback(t *testing.T) {
 		assert.Equal(t, want, server.IsLoopback(addr), addr)
 	}
 }
+
+func TestProjectedRejectedRetriesOriginal(t *testing.T) {
+	up := newUpstream(t)
+	bad := []byte(`{"model":"m","messages":[{"role":"assistant","content":"prefill"}]}`)
+	up.set(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if bytes.Equal(body, bad) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(400)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prefill not supported"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, sseStream)
+	})
+	p := startProxy(t, up.URL, func(o *server.Options) {
+		o.Projector = projectorFunc(func(context.Context, *gate.Input) (*gate.Output, error) {
+			return &gate.Output{Body: bad}, nil
+		})
+	})
+	orig := workerBody(`[{"role":"user","content":"x"}]`)
+	resp, got := do(t, rawClient(), "POST", p.URL+"/v1/messages?beta=true", claudeHeaders(), orig)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, sseStream, string(got))
+	msgs := up.requests("/v1/messages")
+	require.Len(t, msgs, 2)
+	assert.Equal(t, bad, msgs[0].Body)
+	assert.Equal(t, orig, msgs[1].Body)
+	assert.Equal(t, "beta=true", msgs[1].RawQuery)
+	assert.Equal(t, "sk-ant-api03-SECRETAPIKEY", msgs[1].Header.Get("X-Api-Key"))
+	rows := p.rows(t)
+	require.Len(t, rows, 1)
+	assert.True(t, rows[0].FailOpen)
+	assert.False(t, rows[0].Projected)
+	assert.Equal(t, "upstream rejected the projected request: prefill not supported", rows[0].FailOpenReason)
+	assert.Equal(t, int64(9), rows[0].Usage.Output)
+	assert.Equal(t, int64(1), p.Health().FailOpens)
+
+	// An original the upstream rejects too gets the upstream's answer.
+	up.set(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.WriteHeader(400)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"no"}}`)
+	})
+	resp, got = do(t, rawClient(), "POST", p.URL+"/v1/messages", claudeHeaders(), orig)
+	assert.Equal(t, 400, resp.StatusCode)
+	assert.Contains(t, string(got), `"message":"no"`)
+}
