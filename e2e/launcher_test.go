@@ -44,11 +44,12 @@ type launcherRig struct {
 	hits     atomic.Int64
 	srv      *httptest.Server
 	extraEnv []string
+	shell    string // the sh that runs the launcher ("sh" unless a test says otherwise)
 }
 
 func newLauncherRig(t *testing.T) *launcherRig {
 	t.Helper()
-	r := &launcherRig{t: t, plugin: filepath.Join(t.TempDir(), "plugin"), home: t.TempDir()}
+	r := &launcherRig{t: t, plugin: filepath.Join(t.TempDir(), "plugin"), home: t.TempDir(), shell: "sh"}
 	require.NoError(t, os.MkdirAll(filepath.Join(r.plugin, "bin"), 0o755))
 	require.NoError(t, os.MkdirAll(filepath.Join(r.plugin, ".claude-plugin"), 0o755))
 	src, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi-run"))
@@ -125,7 +126,7 @@ func (r *launcherRig) launchWith(base, stdin string, args ...string) (string, in
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", append([]string{filepath.Join(r.plugin, "bin", "synaxi-run")}, args...)...)
+	cmd := exec.CommandContext(ctx, r.shell, append([]string{filepath.Join(r.plugin, "bin", "synaxi-run")}, args...)...)
 	cmd.Env = r.env(base)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -146,7 +147,23 @@ func (r *launcherRig) log() string {
 }
 
 func TestLauncherDownloadsVerifiesAndRuns(t *testing.T) {
+	// sh is dash on Debian; bash in POSIX mode stands in for macOS's /bin/sh.
+	for _, shell := range []string{"sh", "bash"} {
+		t.Run(shell, func(t *testing.T) {
+			if _, err := exec.LookPath(shell); err != nil {
+				t.Skipf("no %s here", shell)
+			}
+			testLauncherDownloadsVerifiesAndRuns(t, shell)
+		})
+	}
+}
+
+func testLauncherDownloadsVerifiesAndRuns(t *testing.T, shell string) {
 	r := newLauncherRig(t)
+	r.shell = shell
+	if shell == "bash" {
+		r.extraEnv = []string{"POSIXLY_CORRECT=1"}
+	}
 
 	out, code := r.launch(`{"session_id":"s1"}`, "synaxi-session", "start", "x y")
 	assert.Equal(t, 0, code)
@@ -301,4 +318,26 @@ func TestLauncherConcurrentFirstRuns(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	assert.Equal(t, []string{launcherVersion}, names)
+}
+
+// TestLauncherDownloadLock: a download in progress (a fresh lock) makes other
+// callers fail open at once; a lock left by a killed download (older than
+// ten minutes) is taken over.
+func TestLauncherDownloadLock(t *testing.T) {
+	r := newLauncherRig(t)
+	lock := filepath.Join(filepath.Dir(r.dataBin()), ".download-"+launcherVersion+".lock")
+	require.NoError(t, os.MkdirAll(lock, 0o700))
+
+	out, code := r.launch("", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Empty(t, out)
+	assert.Zero(t, r.hits.Load(), "a download is in progress elsewhere")
+
+	old := time.Now().Add(-11 * time.Minute)
+	require.NoError(t, os.Chtimes(lock, old, old))
+	out, code = r.launch("", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ran start\n", out)
+	assert.EqualValues(t, 1, r.hits.Load())
+	assert.NoDirExists(t, lock)
 }
