@@ -43,6 +43,38 @@ type Index struct {
 	Root  walk.Root
 	Files []Entry
 	Stats Stats
+
+	maps *mapCache // rendered maps; shared by rebuilds that found nothing changed
+}
+
+// mapCache remembers a few rendered maps of one unchanged index.
+type mapCache struct {
+	mu      sync.Mutex
+	results map[string]MapResult
+}
+
+const mapCacheSize = 16
+
+func (c *mapCache) get(key string) (MapResult, bool) {
+	if c == nil {
+		return MapResult{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.results[key]
+	return r, ok
+}
+
+func (c *mapCache) put(key string, r MapResult) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.results) >= mapCacheSize {
+		clear(c.results)
+	}
+	c.results[key] = r
 }
 
 // Indexer builds indexes of one root. It remembers what it parsed, keyed by
@@ -54,8 +86,10 @@ type Indexer struct {
 	Progress io.Writer // cold builds of large repositories report progress here; nil for none
 	Workers  int       // 0: GOMAXPROCS
 
-	mu   sync.Mutex
-	memo map[string]memoEntry
+	mu       sync.Mutex
+	memo     map[string]memoEntry
+	last     *Index   // the previous build
+	lastAbss []string // its walk, to tell whether the file set changed
 }
 
 type memoEntry struct {
@@ -69,7 +103,7 @@ type result struct {
 	entry   Entry
 	memo    memoEntry
 	skipped bool
-	how     int // 0 parsed, 1 cache, 2 memo
+	how     int // 0 parsed, 1 cache, 2 memo (unchanged since the last build), 3 read and skipped
 }
 
 // Build walks the root and parses (or recalls) every source file.
@@ -112,9 +146,13 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 		return nil, fmt.Errorf("build index: %w", cerr)
 	}
 	memo := make(map[string]memoEntry, len(files))
-	out := &Index{Root: ix.Root}
+	out := &Index{Root: ix.Root, maps: &mapCache{results: map[string]MapResult{}}}
+	abss := make([]string, len(files))
+	unchanged := ix.last != nil && len(files) == len(ix.lastAbss)
 	for i, r := range results {
 		memo[files[i].Abs] = r.memo
+		abss[i] = files[i].Abs
+		unchanged = unchanged && r.how == 2 && ix.lastAbss[i] == files[i].Abs
 		if r.skipped {
 			out.Stats.Skipped++
 			continue
@@ -131,7 +169,10 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	}
 	out.Stats.Files = len(out.Files)
 	out.Stats.Truncated = truncated
-	ix.memo = memo
+	if unchanged {
+		out.maps = ix.last.maps // same files, same content: the same maps
+	}
+	ix.memo, ix.last, ix.lastAbss = memo, out, abss
 	return out, nil
 }
 
@@ -151,7 +192,7 @@ func (ix *Indexer) one(f walk.File, prev memoEntry) result {
 	}
 	if walk.Classify(data) != "" {
 		m.skip = true
-		return result{memo: m, skipped: true, how: 2}
+		return result{memo: m, skipped: true, how: 3}
 	}
 	lang := symbols.Language(f.Rel)
 	key := cache.Key(lang, data)

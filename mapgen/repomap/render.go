@@ -39,6 +39,16 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
+	key := fmt.Sprintf("%d\x00%q", budget, opts.Focus)
+	if r, ok := ix.maps.get(key); ok {
+		return r
+	}
+	r := ix.render(budget, opts.Focus)
+	ix.maps.put(key, r)
+	return r
+}
+
+func (ix *Index) render(budget int, focusList []string) MapResult {
 	focus := map[int]bool{}
 	mentioned := map[string]bool{}
 	var unknown []string
@@ -50,7 +60,7 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 			defined[d.Name] = true
 		}
 	}
-	for _, p := range opts.Focus {
+	for _, p := range focusList {
 		rel := p
 		if _, r, err := ix.Root.Resolve(p); err == nil {
 			rel = r

@@ -234,16 +234,27 @@ func TestIndexerMemo(t *testing.T) {
 	ixr := &Indexer{Root: root}
 	first, err := ixr.Build(context.Background())
 	require.NoError(t, err)
+	firstMap := first.Map(MapOptions{Budget: 300})
 	second, err := ixr.Build(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, len(second.Files), second.Stats.MemoHits)
 	assert.Equal(t, first.Files, second.Files)
+	assert.Same(t, first.maps, second.maps, "nothing changed: rendered maps are reused")
+	assert.Equal(t, firstMap, second.Map(MapOptions{Budget: 300}))
 
 	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Changed() { /* longer */ }\n"})
 	third, err := ixr.Build(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, 1, third.Stats.Parsed)
 	assert.Contains(t, third.Find("Changed", false), "rare/rare.go:3")
+	assert.NotSame(t, second.maps, third.maps, "a changed file renders anew")
+	assert.NotEqual(t, firstMap.Text, third.Map(MapOptions{Budget: 300}).Text)
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "rare", "rare.go")))
+	fourth, err := ixr.Build(context.Background())
+	require.NoError(t, err)
+	assert.NotSame(t, third.maps, fourth.maps, "a removed file renders anew")
+	assert.Len(t, fourth.Files, len(third.Files)-1)
 }
 
 func TestSkipsGeneratedAndBinary(t *testing.T) {
