@@ -106,10 +106,17 @@ type runningProxy struct {
 
 func startProxyd(t *testing.T, e *claudecli.Env, upstream string, extra ...string) *runningProxy {
 	t.Helper()
+	return startProxydIn(t, e.Environ(), e.StateDir(), upstream, extra...)
+}
+
+// startProxydIn starts synaxi-proxyd with environment env whose synaxi
+// state directory is stateDir.
+func startProxydIn(t *testing.T, env []string, stateDir, upstream string, extra ...string) *runningProxy {
+	t.Helper()
 	bin := buildProxyd(t)
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--upstream", upstream, "--log-level", "debug"}, extra...)
 	cmd := exec.Command(bin, args...)
-	cmd.Env = e.Environ()
+	cmd.Env = env
 	logs := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	require.NoError(t, cmd.Start())
@@ -128,7 +135,7 @@ func startProxyd(t *testing.T, e *claudecli.Env, upstream string, extra ...strin
 			t.Logf("synaxi-proxyd log:\n%s", logs.String())
 		}
 	})
-	infoPath := filepath.Join(e.StateDir(), "proxyd", "proxyd.json")
+	infoPath := filepath.Join(stateDir, "proxyd", "proxyd.json")
 	require.Eventually(t, func() bool {
 		var info struct {
 			PID  int
@@ -165,8 +172,13 @@ func (p *runningProxy) health(t *testing.T) proxyHealth {
 
 func readLedger(t *testing.T, e *claudecli.Env) []ledger.Row {
 	t.Helper()
+	return readLedgerIn(t, e.StateDir())
+}
+
+func readLedgerIn(t *testing.T, stateDir string) []ledger.Row {
+	t.Helper()
 	var rows []ledger.Row
-	_, err := statefile.ScanJSONL(filepath.Join(e.StateDir(), "ledger", "ledger.jsonl"), func(line []byte) error {
+	_, err := statefile.ScanJSONL(filepath.Join(stateDir, "ledger", "ledger.jsonl"), func(line []byte) error {
 		var r ledger.Row
 		if err := json.Unmarshal(line, &r); err != nil {
 			return err
@@ -308,4 +320,114 @@ func TestProxyRealClientWorkerMeasured(t *testing.T) {
 	sum, err := ledger.ReadSummary(xdg.Dirs{State: e.StateDir()}, rows[0].Session)
 	require.NoError(t, err)
 	assert.Equal(t, int64(workerCalls), sum.Measured)
+}
+
+// TestProxyFaultsAgainstFakeAPI drives synaxi-proxyd (the built binary)
+// straight over HTTP against fakeapi's fault injection: every fault reaches
+// the client as the upstream sent it, and every gated request leaves its
+// ledger row.
+func TestProxyFaultsAgainstFakeAPI(t *testing.T) {
+	caseOf := func(name string) func(r *fakeapi.Request) bool {
+		return func(r *fakeapi.Request) bool { return r.Header.Get("X-Test-Case") == name }
+	}
+	faults := fakeapi.NewFaults(
+		fakeapi.Fault{Kind: fakeapi.FaultHTTPError, Status: 429, RetryAfter: "17", For: "messages", Match: caseOf("429")},
+		fakeapi.Fault{Kind: fakeapi.FaultHTTPError, Status: 529, For: "messages", Match: caseOf("529")},
+		fakeapi.Fault{Kind: fakeapi.FaultCutStream, AfterEvents: 3, For: "messages", Match: caseOf("cut")},
+		fakeapi.Fault{Kind: fakeapi.FaultStreamError, AfterEvents: 2, For: "messages", Match: caseOf("stream-error")},
+		fakeapi.Fault{Kind: fakeapi.FaultMalformedJSON, AfterEvents: 2, For: "messages", Match: caseOf("malformed")},
+		// The probe carries the client's credentials, not its other headers:
+		// recognise it by the original body it counts.
+		fakeapi.Fault{Kind: fakeapi.FaultHTTPError, Status: 500, For: "count_tokens", Match: func(r *fakeapi.Request) bool {
+			return bytes.Contains(r.Body, []byte("case probe-500"))
+		}},
+	)
+	fake := fakeapi.New(fakeapi.Options{Faults: faults, Gzip: true})
+	t.Cleanup(fake.Close)
+	home := t.TempDir()
+	state := filepath.Join(home, "state")
+	env := append(os.Environ(), "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	p := startProxydIn(t, env, filepath.Join(state, "synaxi"), fake.URL())
+
+	body := func(name string, stream bool) []byte {
+		return []byte(fmt.Sprintf(`{"model":"claude-sonnet-4-6","max_tokens":1024,"stream":%t,`+
+			`"system":[{"type":"text","text":"You are Claude Code."},{"type":"text","text":"Marker: SYNAXI-PROJECTION-WORKER"}],`+
+			`"messages":[{"role":"user","content":"fix the bug in main.go (case %s)"}]}`, stream, name))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	client := &http.Client{Transport: tr, Timeout: time.Minute}
+	send := func(name string, stream bool, hdr map[string]string) (*http.Response, []byte, error) {
+		req, err := http.NewRequest("POST", p.URL+"/v1/messages?beta=true", bytes.NewReader(body(name, stream)))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", "test")
+		req.Header.Set("Anthropic-Version", "2023-06-01")
+		req.Header.Set("X-Claude-Code-Session-Id", "faults")
+		req.Header.Set("X-Test-Case", name)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		return resp, got, err
+	}
+
+	resp, got, err := send("429", true, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 429, resp.StatusCode)
+	assert.Equal(t, "17", resp.Header.Get("Retry-After"))
+	assert.Contains(t, string(got), `"rate_limit_error"`)
+
+	resp, got, err = send("529", true, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 529, resp.StatusCode)
+	assert.Equal(t, "true", resp.Header.Get("X-Should-Retry"))
+	assert.Contains(t, string(got), `"overloaded_error"`)
+
+	_, got, err = send("cut", true, nil)
+	assert.Error(t, err, "a cut stream reaches the client as a cut")
+	assert.Contains(t, string(got), "event: message_start")
+
+	resp, got, err = send("stream-error", true, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Contains(t, string(got), "event: error")
+
+	_, got, err = send("malformed", true, nil)
+	require.NoError(t, err)
+	assert.Contains(t, string(got), "event: message_start")
+
+	resp, got, err = send("gzip", false, map[string]string{"Accept-Encoding": "gzip"})
+	require.NoError(t, err)
+	assert.Equal(t, "gzip", resp.Header.Get("Content-Encoding"), "the encoded answer is passed through, not decoded")
+	assert.Equal(t, []byte{0x1f, 0x8b}, got[:2])
+
+	resp, _, err = send("probe-500", true, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 200, resp.StatusCode)
+
+	var rows []ledger.Row
+	require.Eventually(t, func() bool { rows = readLedgerIn(t, filepath.Join(state, "synaxi")); return len(rows) == 7 }, 10*time.Second, 20*time.Millisecond)
+	byStatus := map[int]int{}
+	var nullReasons []string
+	for _, r := range rows {
+		byStatus[r.Status]++
+		if r.Counterfactual == nil {
+			nullReasons = append(nullReasons, r.CounterfactualNull)
+		}
+	}
+	assert.Equal(t, map[int]int{429: 1, 529: 1, 200: 5}, byStatus)
+	assert.Equal(t, []string{"count_tokens answered 500 api_error"}, nullReasons)
+	for _, r := range rows {
+		if r.Status == 200 && r.Counterfactual != nil {
+			assert.Positive(t, r.Usage.BilledInput(), "usage read from the stream or the gzip body (%s)", r.ID)
+		}
+	}
+	h := p.health(t)
+	assert.Equal(t, int64(7), h.Gated)
+	assert.Equal(t, int64(1), h.ProbeFailures)
+	assert.Equal(t, int64(0), h.LedgerErrors)
 }
