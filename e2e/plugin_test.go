@@ -200,6 +200,35 @@ func systemText(t *testing.T, body []byte) string {
 	return strings.Join(parts, "\n")
 }
 
+// printResult is what `claude -p --output-format json` prints.
+type printResult struct {
+	Result    string `json:"result"`
+	SessionID string `json:"session_id"`
+	IsError   bool   `json:"is_error"`
+}
+
+// runAgent serves agent from a fake upstream, installs the plugin into e and
+// runs `claude -p --agent name prompt` there, failing the test unless the
+// client exits 0 with its JSON result.
+func runAgent(t *testing.T, e *claudecli.Env, agent fakeapi.Agent, name, prompt string) (*fakeapi.Server, printResult) {
+	t.Helper()
+	upstream := fakeapi.New(fakeapi.Options{Agent: agent})
+	t.Cleanup(upstream.Close)
+	e.BaseURL = upstream.URL()
+	e.InstallPlugin(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := e.Run(ctx, "-p", "--agent", name, "--permission-mode", "bypassPermissions",
+		"--output-format", "json", prompt)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	var out printResult
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	assert.False(t, out.IsError)
+	return upstream, out
+}
+
 // TestPluginWorkerRunsWithHooks installs the plugin from the repository's
 // marketplace into a fresh HOME and runs the worker as the main agent
 // against the fake upstream: the sentinel reaches the upstream in the
@@ -214,24 +243,8 @@ func TestPluginWorkerRunsWithHooks(t *testing.T) {
 	const marker = "synaxi-e2e-marker-4711"
 	require.NoError(t, os.WriteFile(readme, []byte("# Demo\n\n"+marker+"\n"), 0o644))
 
-	upstream := fakeapi.New(fakeapi.Options{Agent: workerAgent(readme, marker)})
-	t.Cleanup(upstream.Close)
-	e.BaseURL = upstream.URL()
-	e.InstallPlugin(t)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := e.Run(ctx, "-p", "--agent", "synaxi:synaxi-worker", "--permission-mode", "bypassPermissions",
-		"--output-format", "json", "Read README.md and tell me what it says.")
-	require.NoError(t, err)
-	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
-	var out struct {
-		Result    string `json:"result"`
-		SessionID string `json:"session_id"`
-		IsError   bool   `json:"is_error"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
-	assert.False(t, out.IsError)
+	upstream, out := runAgent(t, e, workerAgent(readme, marker), "synaxi:synaxi-worker",
+		"Read README.md and tell me what it says.")
 	assert.Equal(t, "The readme says "+marker, out.Result)
 	require.NotEmpty(t, out.SessionID)
 
@@ -261,7 +274,7 @@ func TestPluginWorkerRunsWithHooks(t *testing.T) {
 	assert.Equal(t, "startup", session.Source)
 	assert.Equal(t, "synaxi:synaxi-worker", session.AgentType)
 	assert.Equal(t, e.Work, session.Cwd)
-	_, err = time.Parse(time.RFC3339, session.Started)
+	_, err := time.Parse(time.RFC3339, session.Started)
 	assert.NoError(t, err)
 
 	// PostToolUse ran synaxi-noreread post, which recorded the Read in the
@@ -344,21 +357,7 @@ func TestPluginExploreUsesMapTools(t *testing.T) {
 		}
 		return fakeapi.Reply{ToolUses: []fakeapi.ToolUse{{Name: prefix + "find_symbol", Input: map[string]any{"name": "Greet"}}}}
 	})
-	upstream := fakeapi.New(fakeapi.Options{Agent: agent})
-	t.Cleanup(upstream.Close)
-	e.BaseURL = upstream.URL()
-	e.InstallPlugin(t)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := e.Run(ctx, "-p", "--agent", "synaxi:explore", "--permission-mode", "bypassPermissions",
-		"--output-format", "json", "Where is Greet defined?")
-	require.NoError(t, err)
-	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
-	var out struct {
-		Result string `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	upstream, out := runAgent(t, e, agent, "synaxi:explore", "Where is Greet defined?")
 	assert.Equal(t, "Greet is defined in main.go", out.Result)
 
 	var tools []string
@@ -410,22 +409,8 @@ func TestPluginChatDelegatesToWorker(t *testing.T) {
 			"prompt":        "## Goal\nReport what README.md says.\n\n## Proof\n`cat README.md`",
 		}}}}
 	})
-	upstream := fakeapi.New(fakeapi.Options{Agent: agent})
-	t.Cleanup(upstream.Close)
-	e.BaseURL = upstream.URL()
 	e.Vars = append(e.Vars, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
-	e.InstallPlugin(t)
-
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	res, err := e.Run(ctx, "-p", "--agent", "synaxi:synaxi-chat", "--permission-mode", "bypassPermissions",
-		"--output-format", "json", "What does the readme say? Delegate it.")
-	require.NoError(t, err)
-	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
-	var out struct {
-		Result string `json:"result"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
+	upstream, out := runAgent(t, e, agent, "synaxi:synaxi-chat", "What does the readme say? Delegate it.")
 	assert.Equal(t, "The worker reports "+marker, out.Result)
 
 	var chat, work int
