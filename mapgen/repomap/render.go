@@ -131,7 +131,7 @@ func (ix *Index) header(shown, total, budget int) string {
 	h := fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
 		path.Base(ix.Root.Dir()), len(ix.Files), strings.Join(parts, ", "), shown, total, budget)
 	if ix.Stats.Truncated {
-		h += fmt.Sprintf("# note: the walk stopped at %d files; files later in path order are not mapped\n", walk.MaxFiles)
+		h += fmt.Sprintf("# note: the walk stopped at %d files or %d directories; the rest of the tree is not mapped\n", walk.MaxFiles, walk.MaxDirs)
 	}
 	return h
 }

@@ -176,13 +176,20 @@ func (g *goFile) valueSpec(tok token.Token, s *ast.ValueSpec, doc *ast.CommentGr
 	}
 	spec := *s
 	spec.Doc, spec.Comment = nil, nil
+	long := len(s.Values) > 0 && int(s.End()-s.Pos()) > 2*maxValueSignature
+	if long {
+		spec.Values = nil // a big literal (a table) is not worth printing to cut
+	}
 	text := g.print(&spec)
+	if long {
+		text += " = …"
+	}
 	for _, n := range s.Names {
 		if n.Name == "_" {
 			continue
 		}
 		g.define(n)
-		g.defs = append(g.defs, Def{Name: n.Name, Kind: kind, Signature: oneLine(tok.String()+" "+text, maxSignature),
+		g.defs = append(g.defs, Def{Name: n.Name, Kind: kind, Signature: oneLine(tok.String()+" "+text, maxValueSignature),
 			Doc: trimDoc(doc.Text()), Start: g.line(start), End: g.line(s.End())})
 	}
 }

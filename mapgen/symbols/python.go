@@ -168,7 +168,7 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 	if class != "" {
 		kind = KindField
 	}
-	return []Def{{Name: py.text(left), Kind: kind, Recv: class, Signature: oneLine(py.text(n), maxSignature), Start: start, End: end}}
+	return []Def{{Name: py.text(left), Kind: kind, Recv: class, Signature: oneLine(py.text(n), maxValueSignature), Start: start, End: end}}
 }
 
 // docstring returns the string literal that opens a body, unquoted.

@@ -12,7 +12,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 2
+const Version = 3
 
 // Definition kinds.
 const (
@@ -104,6 +104,10 @@ func countLines(src []byte) int {
 
 // maxSignature bounds a rendered signature; longer ones end in "…".
 const maxSignature = 200
+
+// maxValueSignature bounds the signature of a constant, variable or
+// assignment, whose value is rarely worth more than a glance.
+const maxValueSignature = 100
 
 // maxDoc bounds a stored doc comment.
 const maxDoc = 600

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,4 +67,14 @@ func FuzzParsePython(f *testing.F) {
 	f.Add(src)
 	f.Add([]byte("class A(:\n  def f(self, x=\"\"\"\n"))
 	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.py", data) })
+}
+
+func TestLongValueSignature(t *testing.T) {
+	src := "package p\n\nvar Table = map[string]int{\n" + strings.Repeat("\t\"key\": 1,\n", 50) + "}\n\nconst Short = 3\n"
+	f := Parse("p.go", []byte(src))
+	require.Len(t, f.Defs, 2)
+	assert.Equal(t, "var Table = …", f.Defs[0].Signature)
+	assert.Equal(t, 3, f.Defs[0].Start)
+	assert.Equal(t, 54, f.Defs[0].End)
+	assert.Equal(t, "const Short = 3", f.Defs[1].Signature)
 }

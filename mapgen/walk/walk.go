@@ -29,6 +29,10 @@ var ErrOutsideRoot = errors.New("path is outside the project root")
 // (in path order) and a note that the walk stopped.
 const MaxFiles = 100_000
 
+// MaxDirs bounds the directories one walk reads, for the same reason: a
+// root of / or a home directory holds far more folders than source files.
+const MaxDirs = 50_000
+
 // MaxFileSize is the largest file a walk returns; bigger ones are almost
 // always data or bundles, not code worth mapping.
 const MaxFileSize = 1 << 20
@@ -127,7 +131,7 @@ type File struct {
 // Walk returns the files under root, sorted by path, that accept admits
 // (typically by extension) and that no ignore rule, skipped directory or
 // outward symbolic link excludes. Unreadable directories are skipped. After
-// MaxFiles files it stops and reports truncated.
+// MaxFiles files or MaxDirs directories it stops and reports truncated.
 func Walk(ctx context.Context, root Root, accept func(rel string) bool) (files []File, truncated bool, err error) {
 	w := walker{ctx: ctx, root: root, accept: accept}
 	rules := ignore.Rules(nil)
@@ -148,12 +152,17 @@ type walker struct {
 	root   Root
 	accept func(string) bool
 	files  []File
+	dirs   int
 	full   bool
 }
 
 func (w *walker) dir(rel string, rules ignore.Rules) error {
 	if err := w.ctx.Err(); err != nil {
 		return fmt.Errorf("walk %s: %w", w.root.dir, err)
+	}
+	if w.dirs++; w.dirs > MaxDirs {
+		w.full = true
+		return errFull
 	}
 	abs := filepath.Join(w.root.dir, filepath.FromSlash(rel))
 	if data, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
