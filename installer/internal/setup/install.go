@@ -255,6 +255,15 @@ func (in *installer) installPlugin() error {
 			_ = f.Seal()
 		}
 	}()
+	// The CLI adds these objects; where they were absent, uninstall removes
+	// them again once the CLI has emptied them.
+	if cur, err := os.ReadFile(files[0].Path); err == nil || errors.Is(err, fs.ErrNotExist) {
+		for _, k := range []string{"extraKnownMarketplaces", "enabledPlugins"} {
+			if _, ok, err := jsonedit.Get(cur, k); err == nil && !ok {
+				files[0].AddKey(journal.Key{Path: []string{k}, Container: true})
+			}
+		}
+	}
 	if !haveMarket {
 		if _, err := cli.Run(in.ctx, "plugin", "marketplace", "add", root); err != nil {
 			in.warnf("%v\n  fix: run `%s plugin marketplace add %s` by hand to see why", err, bin, root)

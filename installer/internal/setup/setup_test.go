@@ -201,6 +201,10 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	assert.False(t, routed)
 	_, hasEnv, _ := jsonedit.Get(got, "env")
 	assert.False(t, hasEnv, "the env object install created is gone")
+	for _, k := range []string{"enabledPlugins", "extraKnownMarketplaces"} {
+		_, has, _ := jsonedit.Get(got, k)
+		assert.False(t, has, "the CLI's emptied %s is gone", k)
+	}
 	assert.Contains(t, e.out.String(), "kept the changes made there since install")
 }
 
