@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -89,20 +90,31 @@ func startServer(t *testing.T, env map[string]string) (*client.Client, *syncBuff
 	return c, stderr
 }
 
-func call(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
-	t.Helper()
+// callTool calls a tool and joins its text content.
+func callTool(c *client.Client, name string, args map[string]any) (string, bool, error) {
 	req := mcp.CallToolRequest{}
 	req.Params.Name = name
 	req.Params.Arguments = args
 	res, err := c.CallTool(context.Background(), req)
-	require.NoError(t, err, "a tool failure is a result, never a protocol error")
+	if err != nil {
+		return "", false, err
+	}
 	var text strings.Builder
 	for _, content := range res.Content {
 		tc, ok := content.(mcp.TextContent)
-		require.True(t, ok, "text content only")
+		if !ok {
+			return "", false, fmt.Errorf("content %T is not text", content)
+		}
 		text.WriteString(tc.Text)
 	}
-	return text.String(), res.IsError
+	return text.String(), res.IsError, nil
+}
+
+func call(t *testing.T, c *client.Client, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	text, isErr, err := callTool(c, name, args)
+	require.NoError(t, err, "a tool failure is a result, never a protocol error")
+	return text, isErr
 }
 
 func TestServer(t *testing.T) {
@@ -188,4 +200,36 @@ func TestVersionAndBadArgs(t *testing.T) {
 	assert.Equal(t, 2, run(context.Background(), []string{"--bogus"}, nil, &out, &errb, os.Getenv))
 	env := map[string]string{"CLAUDE_PROJECT_DIR": filepath.Join(t.TempDir(), "missing")}
 	assert.Equal(t, 1, run(context.Background(), nil, strings.NewReader(""), &out, &errb, func(k string) string { return env[k] }))
+}
+
+func TestServerConcurrentCalls(t *testing.T) {
+	dir := writeProject(t)
+	c, _ := startServer(t, map[string]string{"CLAUDE_PROJECT_DIR": dir, "XDG_CACHE_HOME": t.TempDir()})
+	want, isErr := call(t, c, tools.RepoMap, map[string]any{"budget": 400})
+	require.False(t, isErr)
+	var wg sync.WaitGroup
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch i % 3 {
+			case 0:
+				text, isErr, err := callTool(c, tools.RepoMap, map[string]any{"budget": 400})
+				assert.NoError(t, err)
+				assert.False(t, isErr)
+				assert.Equal(t, want, text, "the same map every time")
+			case 1:
+				text, isErr, err := callTool(c, tools.FindSymbol, map[string]any{"name": "New", "references": true})
+				assert.NoError(t, err)
+				assert.False(t, isErr)
+				assert.Contains(t, text, "func New — store/store.go:8")
+			default:
+				text, isErr, err := callTool(c, tools.FileOutline, map[string]any{"path": "cmd/app/main.go"})
+				assert.NoError(t, err)
+				assert.False(t, isErr)
+				assert.Contains(t, text, "L5 func func main()")
+			}
+		}()
+	}
+	wg.Wait()
 }
