@@ -78,3 +78,15 @@ func TestRun(t *testing.T) {
 	_, err = Run(context.Background(), projFunc(func(context.Context, *Input) (*Output, error) { return &Output{}, nil }), in)
 	require.Error(t, err)
 }
+
+func FuzzIsWorker(f *testing.F) {
+	f.Add([]byte(`{"system":"SYNAXI-PROJECTION-WORKER"}`))
+	f.Add([]byte(`{"system":[{"type":"text","text":"x SYNAXI-PROJECTION-WORKER"}]}`))
+	f.Add([]byte(`{"messages":[{"content":"SYNAXI-PROJECTION-WORKER"}],"system":"x"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if IsWorker(body) {
+			assert.Contains(t, string(body), Sentinel)
+		}
+		_ = Session(http.Header{}, body)
+	})
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/internal/ledger"
 )
@@ -172,4 +173,48 @@ func TestProber(t *testing.T) {
 	dead := &Prober{Client: srv.Client(), Upstream: &url.URL{Scheme: "http", Host: "127.0.0.1:1"}}
 	_, err = dead.Count(context.Background(), "", h, nil)
 	require.Error(t, err)
+}
+
+func FuzzCollector(f *testing.F) {
+	f.Add([]byte(cachedStream), true, 5)
+	f.Add([]byte(`{"usage":{"input_tokens":1}}`), false, 1)
+	f.Add([]byte("event: message_delta\ndata: {\"usage\":{\"output_tokens\":-3}}\n\n"), true, 2)
+	f.Fuzz(func(t *testing.T, body []byte, stream bool, chunk int) {
+		ct := "application/json"
+		if stream {
+			ct = "text/event-stream"
+		}
+		if chunk <= 0 {
+			chunk = 1
+		}
+		c := NewCollector(ct, "")
+		for b := body; len(b) > 0; {
+			n := min(chunk, len(b))
+			_, _ = c.Write(b[:n])
+			b = b[n:]
+		}
+		r := c.Result(true)
+		if !r.Known {
+			require.Equal(t, ledger.Usage{}, r.Usage)
+		}
+		whole := NewCollector(ct, "")
+		_, _ = whole.Write(body)
+		require.Equal(t, whole.Result(true), r, "chunking never changes the result")
+	})
+}
+
+func FuzzCountBody(f *testing.F) {
+	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[]}`))
+	f.Add([]byte(`{"a":{"model":1},"messages":"\u00e9"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := CountBody(body)
+		if err != nil {
+			return
+		}
+		require.True(t, gjson.ValidBytes(out), "%q → %q", body, out)
+		gjson.ParseBytes(out).ForEach(func(k, v gjson.Result) bool {
+			require.True(t, countFields[k.String()], k.String())
+			return true
+		})
+	})
 }
