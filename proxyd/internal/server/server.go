@@ -114,6 +114,13 @@ func New(o Options) (*Server, error) {
 	s.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(o.Upstream)
+			// Rewrite mode drops these from the outbound request; the
+			// proxy adds none of its own and keeps the client's.
+			for _, k := range forwardedHeaders {
+				if v, ok := pr.In.Header[k]; ok {
+					pr.Out.Header[k] = v
+				}
+			}
 		},
 		Transport:      o.Transport,
 		FlushInterval:  -1,
@@ -130,6 +137,10 @@ func New(o Options) (*Server, error) {
 	}
 	return s, nil
 }
+
+// forwardedHeaders are client headers httputil.ReverseProxy strips in
+// Rewrite mode.
+var forwardedHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
 type exchangeKey struct{}
 

@@ -99,12 +99,17 @@ func TestHopByHopHeaders(t *testing.T) {
 	h.Set("Connection", "X-Drop-Me")
 	h.Set("X-Drop-Me", "1")
 	h.Set("Proxy-Authorization", "Basic eA==")
+	h.Set("X-Forwarded-For", "10.1.2.3")
+	h.Set("Forwarded", "for=10.1.2.3")
 	resp, _ := do(t, rawClient(), "POST", p.URL+"/v1/messages", h, []byte(`{}`))
 	require.Equal(t, 200, resp.StatusCode)
 	got := up.requests("/v1/messages")[0]
 	assert.Empty(t, got.Header.Get("X-Drop-Me"))
 	assert.Empty(t, got.Header.Get("Proxy-Authorization"))
 	assert.Equal(t, "sk-ant-api03-SECRETAPIKEY", got.Header.Get("X-Api-Key"))
+	assert.Equal(t, []string{"10.1.2.3"}, got.Header.Values("X-Forwarded-For"), "the client's own, nothing added")
+	assert.Equal(t, "for=10.1.2.3", got.Header.Get("Forwarded"))
+	assert.Empty(t, got.Header.Get("X-Forwarded-Host"))
 }
 
 func TestResponsePassThrough(t *testing.T) {
