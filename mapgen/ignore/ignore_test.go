@@ -55,6 +55,12 @@ func TestIgnored(t *testing.T) {
 		{"nested negates parent", map[string]string{"": "*.gen\n", "sub": "!keep.gen\n"}, "sub/keep.gen", false, false},
 		{"nested negation only in its dir", map[string]string{"": "*.gen\n", "sub": "!keep.gen\n"}, "keep.gen", false, true},
 		{"no rules", map[string]string{}, "anything", false, false},
+		{"dir contents with exception", map[string]string{"": "dir/*\n!dir/keep.go\n"}, "dir/keep.go", false, false},
+		{"dir contents others", map[string]string{"": "dir/*\n!dir/keep.go\n"}, "dir/drop.go", false, true},
+		{"dir contents not dir itself", map[string]string{"": "dir/*\n"}, "dir", true, false},
+		{"whitelist style root", map[string]string{"": "/*\n!/src/\n"}, "src", true, false},
+		{"whitelist style others", map[string]string{"": "/*\n!/src/\n"}, "docs", true, true},
+		{"whitelist style file", map[string]string{"": "/*\n!/src/\n"}, "src/a.go", false, false},
 		{"invalid glob skipped", map[string]string{"": "[\nfoo\n"}, "foo", false, true},
 	}
 	for _, tt := range tests {

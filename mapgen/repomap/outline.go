@@ -56,7 +56,8 @@ func Outline(rel string, f symbols.File) string {
 	if f.Package != "" {
 		fmt.Fprintf(&b, ", package %s", f.Package)
 	}
-	fmt.Fprintf(&b, ", %d lines, %d definitions)\n", f.Lines, countDefs(f.Defs))
+	n := countDefs(f.Defs)
+	fmt.Fprintf(&b, ", %s, %s)\n", plural(f.Lines, "line"), plural(n, "definition"))
 	if f.Err != "" {
 		fmt.Fprintf(&b, "# syntax error, outline may be partial: %s\n", firstLine(f.Err))
 	}
@@ -99,4 +100,12 @@ func lineRange(d symbols.Def) string {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return symbols.Truncate(s, 120)
+}
+
+// plural renders "1 line", "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
