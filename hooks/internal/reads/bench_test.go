@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
+// benchEnv is a context that has read n files.
 func benchEnv(b *testing.B, n int) (*env, []string) {
-	t := &testing.T{}
-	e := newEnv(t)
+	e := newEnv(b)
 	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = e.file(fmt.Sprintf("pkg%02d/file_%03d.go", i%25, i), 50+i%300)

@@ -20,14 +20,14 @@ import (
 )
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	s     *Store
 	work  string
 	sess  string
 	agent string
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t testing.TB) *env {
 	t.Helper()
 	root := t.TempDir()
 	d := xdg.Dirs{State: filepath.Join(root, "state")}
