@@ -247,6 +247,17 @@ func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
 		if v := recover(); v != nil {
 			s.failOpen(x, fmt.Sprintf("panic in gate: %v", v))
 			x.served = body
+			// Whether it was a worker request is unknown: record it as
+			// gated, unmeasured, so the fault leaves a ledger row.
+			if !x.gated {
+				x.gated = true
+				s.gated.Add(1)
+			}
+			if x.probeDone == nil {
+				x.probeDone = make(chan struct{})
+				x.probeNull = "not measured: " + x.failOpen
+				close(x.probeDone)
+			}
 		}
 	}()
 	x.session = gate.Session(r.Header, body)
