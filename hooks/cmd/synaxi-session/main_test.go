@@ -24,27 +24,23 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 
 	"github.com/synaxi/synaxi/hooks/internal/reads"
+	"github.com/synaxi/synaxi/hooks/internal/testbin"
 )
 
-var buildDir string
+// built is the hook, built once.
+var built string
 
 // TestMain builds the hook once. Tests put it beside a stand-in
 // synaxi-proxyd, the way plugin/bin holds both.
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "synaxi-session-test")
+	path, cleanup, err := testbin.Build("synaxi-session")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	buildDir = dir
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "synaxi-session"), ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
-		os.Exit(1)
-	}
+	built = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
@@ -60,7 +56,7 @@ func newWorld(t *testing.T, proxyd string) *world {
 	root := t.TempDir()
 	binDir := filepath.Join(root, "bin")
 	require.NoError(t, os.MkdirAll(binDir, 0o755))
-	data, err := os.ReadFile(filepath.Join(buildDir, "synaxi-session"))
+	data, err := os.ReadFile(built)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(binDir, "synaxi-session"), data, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(binDir, "synaxi-proxyd"), []byte(proxyd), 0o755))

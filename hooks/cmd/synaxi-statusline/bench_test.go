@@ -15,6 +15,8 @@ import (
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
+
+	"github.com/synaxi/synaxi/hooks/internal/testbin"
 )
 
 // BenchmarkStatusline times whole synaxi-statusline processes as Claude
@@ -22,10 +24,9 @@ import (
 // reports the binary's size.
 func BenchmarkStatusline(b *testing.B) {
 	dir := b.TempDir()
-	bin := filepath.Join(dir, "synaxi-statusline")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	require.NoError(b, build.Run())
+	bin, cleanup, err := testbin.Build("synaxi-statusline")
+	require.NoError(b, err)
+	defer cleanup()
 
 	env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 	d := xdg.Dirs{State: filepath.Join(dir, "state", "synaxi")}

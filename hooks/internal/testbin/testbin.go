@@ -1,0 +1,32 @@
+// Package testbin builds one of this module's commands for process-level
+// tests and benchmarks, which must time and exercise the real executable
+// the way Claude Code runs it.
+package testbin
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Build compiles the package in the current directory (a test's working
+// directory is its package's) into a new temporary directory as name,
+// trimmed and stripped like a release build. cleanup removes the directory.
+func Build(name string) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", name+"-test")
+	if err != nil {
+		return "", nil, fmt.Errorf("build %s: %w", name, err)
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("build %s: %w\n%s", name, err, stderr.Bytes())
+	}
+	return path, cleanup, nil
+}
