@@ -21,7 +21,7 @@ func benchConversation() []obj {
 	for i := 0; len(msgs) < 300; i++ {
 		id := fmt.Sprintf("toolu_%04d", i)
 		var lines []string
-		for j := range 130 {
+		for j := range 62 {
 			lines = append(lines, fmt.Sprintf("func f%d_%d(x int) int { return x*%d + %d } // %s", i, j, j, r.IntN(1000), strings.Repeat("c", r.IntN(20))))
 		}
 		switch i % 3 {
@@ -29,22 +29,44 @@ func benchConversation() []obj {
 			msgs = append(msgs, assistant(toolUse(id, "Read", obj{"file_path": fmt.Sprintf("/w/m%02d.go", i%60)})), user(toolResult(id, numbered(lines), false)))
 		default:
 			msgs = append(msgs, assistant(text("Running the tests."), toolUse(id, "Bash", obj{"command": fmt.Sprintf("go test ./m%02d", i%60)})),
-				user(toolResult(id, strings.Join(lines[:40], "\n"), i%5 == 0)))
+				user(toolResult(id, strings.Join(lines[:30], "\n"), i%5 == 0)))
 		}
 	}
 	return msgs
 }
 
-func BenchmarkProject300Messages(b *testing.B) {
+// BenchmarkProjectWarm is a running proxy's cost per request: the
+// conversation's previous request (298 messages) was projected, and the
+// 300-message, ~200K-token request arrives.
+func BenchmarkProjectWarm(b *testing.B) {
 	msgs := benchConversation()
-	body := reqBody(msgs)
+	prev, body := reqBody(msgs[:len(msgs)-2]), reqBody(msgs)
 	b.ReportMetric(float64(tokens.EstimateBytes(body)), "input-tokens")
-	eng := New(Config{})
+	benchProject(b, func() *Engine {
+		eng := New(Config{})
+		if _, err := eng.ProjectBody(context.Background(), prev, ""); err != nil {
+			b.Fatal(err)
+		}
+		return eng
+	}, body)
+}
+
+// BenchmarkProjectCold is the cost after a proxy restart: nothing
+// memoised, the whole conversation is folded.
+func BenchmarkProjectCold(b *testing.B) {
+	body := reqBody(benchConversation())
+	benchProject(b, func() *Engine { return New(Config{}) }, body)
+}
+
+func benchProject(b *testing.B, setup func() *Engine, body []byte) {
 	ctx := context.Background()
 	var durs []time.Duration
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
+		b.StopTimer()
+		eng := setup()
+		b.StartTimer()
 		start := time.Now()
 		if _, err := eng.ProjectBody(ctx, body, ""); err != nil {
 			b.Fatal(err)

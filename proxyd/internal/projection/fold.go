@@ -3,6 +3,8 @@ package projection
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -57,73 +59,92 @@ type fold struct {
 	snapTokens, tailTokens int
 
 	reminded      bool // the final message carries the memory reminder
+	inHead        bool // no assistant message seen yet
 	reprojections int
 	reprojected   bool // at the last step
 	evictions     int
 }
 
-// run folds msgs and returns the served messages.
-func run(cfg resolved, msgs []message) ([]served, *fold, error) {
-	f := &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}}
-	first := -1
-	for i, m := range msgs {
-		if m.role == "assistant" {
-			first = i
-			break
+func newFold(cfg resolved) *fold {
+	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, inHead: true}
+}
+
+// clone copies the state so that folding more messages into the copy
+// leaves the original untouched (entries and rendered messages are
+// immutable and shared).
+func (f *fold) clone() *fold {
+	c := *f
+	c.world = f.world.clone()
+	c.mem = f.mem.clone()
+	c.uses = maps.Clone(f.uses)
+	c.head = slices.Clone(f.head)
+	c.snap = slices.Clone(f.snap)
+	c.tail = slices.Clone(f.tail)
+	c.extras = slices.Clone(f.extras)
+	c.pendingExtras = slices.Clone(f.pendingExtras)
+	c.snapList = slices.Clone(f.snapList)
+	c.headNotes = slices.Clone(f.headNotes)
+	return &c
+}
+
+// consume folds message i; last says it is the request's final message
+// (the current turn, served in full).
+func (f *fold) consume(m message, i int, last bool) error {
+	if f.inHead {
+		if m.role != "assistant" {
+			f.head = append(f.head, f.render(m, i, false))
+			return nil
 		}
-	}
-	if first < 0 {
-		first = len(msgs)
-	}
-	for i := 0; i < first; i++ {
-		f.head = append(f.head, f.render(msgs[i], i, false))
-	}
-	if !hasRole(f.head, "user") {
-		return nil, nil, fmt.Errorf("no user message before the first assistant message")
-	}
-	for i := first; i < len(msgs); i++ {
-		last := i == len(msgs)-1
-		m := msgs[i]
-		switch m.role {
-		case "assistant":
-			f.step++
-			f.reprojected = false
-			for _, b := range m.blocks {
-				if b.typ == "tool_use" {
-					f.uses[b.id] = b
-				}
-			}
-			s := f.render(m, i, false)
-			f.tail = append(f.tail, s)
-			f.tailTokens += s.tokens
-		case "user":
-			full := f.render(m, i, true)
-			cur := f.render(m, i, false)
-			// Re-project when the served size, with this turn in full,
-			// crosses the quantized ceiling. The checkpoint is the
-			// assistant message this turn answers, so the latest completed
-			// exchange stays verbatim.
-			if f.snapTokens+f.tailTokens+full.tokens > f.cfg.ceiling && f.tailTokens >= f.cfg.threshold/2 &&
-				len(f.tail) > 1 && f.tail[len(f.tail)-1].role == "assistant" {
-				f.reproject()
-			}
-			f.ingest(m)
-			f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
-			full.stable = sameBlocks(full.blocks, cur.blocks)
-			cur.stable = full.stable
-			if last {
-				f.tail = append(f.tail, full)
-			} else {
-				f.tail = append(f.tail, cur)
-				f.tailTokens += cur.tokens
-			}
-		default: // role "system" inside messages, carried in place
-			s := f.render(m, i, false)
-			f.tail = append(f.tail, s)
-			f.tailTokens += s.tokens
-			f.pendingExtras = append(f.pendingExtras, s.blocks...)
+		if !hasRole(f.head, "user") {
+			return fmt.Errorf("no user message before the first assistant message")
 		}
+		f.inHead = false
 	}
+	switch m.role {
+	case "assistant":
+		f.step++
+		f.reprojected = false
+		for _, b := range m.blocks {
+			if b.typ == "tool_use" {
+				f.uses[b.id] = b
+			}
+		}
+		s := f.render(m, i, false)
+		f.tail = append(f.tail, s)
+		f.tailTokens += s.tokens
+	case "user":
+		full := f.render(m, i, true)
+		cur := f.render(m, i, false)
+		// Re-project when the served size, with this turn in full,
+		// crosses the quantized ceiling. The checkpoint is the
+		// assistant message this turn answers, so the latest completed
+		// exchange stays verbatim.
+		if f.snapTokens+f.tailTokens+full.tokens > f.cfg.ceiling && f.tailTokens >= f.cfg.threshold/2 &&
+			len(f.tail) > 1 && f.tail[len(f.tail)-1].role == "assistant" {
+			f.reproject()
+		}
+		f.ingest(m)
+		f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
+		full.stable = sameBlocks(full.blocks, cur.blocks)
+		cur.stable = full.stable
+		if last {
+			f.tail = append(f.tail, full)
+		} else {
+			f.tail = append(f.tail, cur)
+			f.tailTokens += cur.tokens
+		}
+	default: // role "system" inside messages, carried in place
+		s := f.render(m, i, false)
+		f.tail = append(f.tail, s)
+		f.tailTokens += s.tokens
+		f.pendingExtras = append(f.pendingExtras, s.blocks...)
+	}
+	return nil
+}
+
+// served assembles the request's messages from the folded state.
+func (f *fold) served() []served {
+	f.reminded = false
 	out := make([]served, 0, len(f.head)+len(f.snap)+len(f.tail)+1)
 	out = append(out, f.head...)
 	if len(f.headNotes) > 0 {
@@ -149,7 +170,7 @@ func run(cfg resolved, msgs []message) ([]served, *fold, error) {
 			l.kinds = append(append([]string(nil), l.kinds...), "text")
 		}
 	}
-	return out, f, nil
+	return out
 }
 
 func sameBlocks(a, b [][]byte) bool {

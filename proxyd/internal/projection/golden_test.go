@@ -53,9 +53,10 @@ func TestRecordedWorkerCacheStability(t *testing.T) {
 			var prev []byte
 			var digests []string
 			reprojections := 0
+			warm := New(cfg)
 			for i, body := range bodies {
 				require.NoError(t, validate.Request(body), "recorded request %d", i)
-				r, err := New(cfg).ProjectBody(context.Background(), body, "")
+				r, err := warm.ProjectBody(context.Background(), body, "")
 				require.NoError(t, err)
 				require.NoError(t, validate.Request(r.Body), "request %d", i)
 				again, err := New(cfg).ProjectBody(context.Background(), body, "")

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"sort"
 	"strings"
@@ -22,6 +23,10 @@ func newMemory() *memory {
 }
 
 var notFoundCmd = regexp.MustCompile(`(?m)(?:^|[\s:])([A-Za-z0-9_.+-]{1,40}): (?:command )?not found`)
+
+func (m *memory) clone() *memory {
+	return &memory{facts: maps.Clone(m.facts), counts: maps.Clone(m.counts), failures: maps.Clone(m.failures)}
+}
 
 // observe folds one completed tool call into the memory.
 func (m *memory) observe(tool, cmd string, text string, isError bool) {

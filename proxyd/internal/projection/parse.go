@@ -2,7 +2,7 @@ package projection
 
 import (
 	"bytes"
-	"encoding/json"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,68 +51,86 @@ type message struct {
 
 var errNoMessages = errors.New("request has no messages")
 
-// parseMessages reads body's messages into canonical form.
-func parseMessages(body []byte) ([]message, error) {
+// splitMessages returns the raw messages of body.
+func splitMessages(body []byte) ([]gjson.Result, error) {
 	ms := gjson.GetBytes(body, "messages")
 	if !ms.IsArray() {
 		return nil, errNoMessages
 	}
-	var out []message
-	var err error
-	ms.ForEach(func(_, m gjson.Result) bool {
-		role := m.Get("role").String()
-		if role == "" {
-			err = fmt.Errorf("message %d has no role", len(out))
-			return false
-		}
-		msg := message{role: role}
-		m.ForEach(func(k, v gjson.Result) bool {
-			if k.Str != "role" && k.Str != "content" {
-				msg.extra = append(msg.extra, ',')
-				msg.extra = append(msg.extra, k.Raw...)
-				msg.extra = append(msg.extra, ':')
-				msg.extra = append(msg.extra, v.Raw...)
-			}
-			return true
-		})
-		c := m.Get("content")
-		switch {
-		case c.Type == gjson.String:
-			msg.blocks = []block{textBlock(c.Str)}
-		case c.IsArray():
-			c.ForEach(func(_, b gjson.Result) bool {
-				var pb block
-				pb, err = parseBlock([]byte(b.Raw))
-				if err != nil {
-					return false
-				}
-				msg.blocks = append(msg.blocks, pb)
-				return true
-			})
-		default:
-			err = fmt.Errorf("message %d has content of type %s", len(out), c.Type)
-		}
-		if err != nil {
-			return false
-		}
-		out = append(out, msg)
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
+	out := ms.Array()
 	if len(out) == 0 {
 		return nil, errNoMessages
 	}
 	return out, nil
 }
 
+// parseMessage reads one message into canonical form.
+func parseMessage(m gjson.Result, i int) (message, error) {
+	role := m.Get("role").String()
+	if role == "" {
+		return message{}, fmt.Errorf("message %d has no role", i)
+	}
+	msg := message{role: role}
+	m.ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "role" && k.Str != "content" {
+			msg.extra = append(msg.extra, ',')
+			msg.extra = append(msg.extra, k.Raw...)
+			msg.extra = append(msg.extra, ':')
+			msg.extra = append(msg.extra, v.Raw...)
+		}
+		return true
+	})
+	c := m.Get("content")
+	var err error
+	switch {
+	case c.Type == gjson.String:
+		msg.blocks = []block{textBlock(c.Str)}
+	case c.IsArray():
+		c.ForEach(func(_, b gjson.Result) bool {
+			var pb block
+			pb, err = parseBlock([]byte(b.Raw))
+			if err != nil {
+				return false
+			}
+			msg.blocks = append(msg.blocks, pb)
+			return true
+		})
+	default:
+		err = fmt.Errorf("message %d has content of type %s", i, c.Type)
+	}
+	return msg, err
+}
+
+// messageHash chains the canonical form of message m onto prev. A message
+// without cache_control is hashed as sent; one with it is hashed in its
+// canonical (marker-free) form, so the client moving its markers does not
+// change the hash of what the fold reads.
+func messageHash(prev [32]byte, m gjson.Result, i int) ([32]byte, error) {
+	h := sha256.New()
+	h.Write(prev[:])
+	if !strings.Contains(m.Raw, `"cache_control"`) {
+		h.Write([]byte("raw\x00"))
+		h.Write([]byte(m.Raw))
+	} else {
+		pm, err := parseMessage(m, i)
+		if err != nil {
+			return prev, err
+		}
+		h.Write([]byte("canon\x00" + pm.role + "\x00"))
+		h.Write(pm.extra)
+		for _, b := range pm.blocks {
+			h.Write([]byte{0})
+			h.Write(b.raw)
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out, nil
+}
+
 // textBlock is a canonical text block.
 func textBlock(s string) block {
-	raw, _ := json.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{"text", s})
+	raw := append(append([]byte(`{"type":"text","text":`), jsonString(s)...), '}')
 	return block{raw: raw, typ: "text", text: s}
 }
 

@@ -108,14 +108,60 @@ func (c Config) resolve(window int) resolved {
 	return r
 }
 
-// Engine projects worker requests. It holds no per-conversation state and
-// is safe for concurrent use.
+// Engine projects worker requests. It is safe for concurrent use. Its only
+// state is a memo of folded conversation prefixes, an optimisation: a
+// request whose prefix is not memoised is folded from its first message,
+// to the same bytes.
 type Engine struct {
-	cfg Config
+	cfg  Config
+	memo *memo
 }
 
 // New returns an engine.
-func New(cfg Config) *Engine { return &Engine{cfg: cfg} }
+func New(cfg Config) *Engine { return &Engine{cfg: cfg, memo: newMemo(memoSize)} }
+
+// fold folds the request's messages, resuming from the longest memoised
+// prefix, and memoises the state before the final message (the prefix the
+// conversation's next request starts with).
+func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
+	key := fmt.Sprintf("%d/%d/%d/%d/%d", cfg.budget, cfg.threshold, cfg.ceiling, cfg.resultCap, cfg.worldCap)
+	hashes := make([][32]byte, len(raws))
+	var prev [32]byte
+	for i, m := range raws {
+		h, err := messageHash(prev, m, i)
+		if err != nil {
+			return nil, err
+		}
+		hashes[i], prev = h, h
+	}
+	var f *fold
+	start := 0
+	for i := len(raws) - 2; i >= 0 && f == nil; i-- {
+		if st := e.memo.get(key, hashes[i]); st != nil {
+			f, start = st.clone(), i+1
+		}
+	}
+	if f == nil {
+		f = newFold(cfg)
+	}
+	for i := start; i < len(raws); i++ {
+		m, err := parseMessage(raws[i], i)
+		if err != nil {
+			return nil, err
+		}
+		last := i == len(raws)-1
+		if last && i > 0 {
+			e.memo.put(key, hashes[i-1], f.clone())
+		}
+		if err := f.consume(m, i, last); err != nil {
+			return nil, err
+		}
+	}
+	if !hasRole(f.head, "user") {
+		return nil, errors.New("request has no user message")
+	}
+	return f, nil
+}
 
 var _ gate.Projector = (*Engine)(nil)
 
@@ -160,14 +206,15 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 	}
 	model := gjson.GetBytes(body, "model").String()
 	cfg := e.cfg.resolve(Window(model, beta))
-	msgs, err := parseMessages(body)
+	raws, err := splitMessages(body)
 	if err != nil {
 		return nil, err
 	}
-	out, f, err := run(cfg, msgs)
+	f, err := e.fold(cfg, raws)
 	if err != nil {
 		return nil, err
 	}
+	out := f.served()
 	ttl := clientTTL(body)
 	sys, err := projectSystem(gjson.GetBytes(body, "system"))
 	if err != nil {
@@ -182,7 +229,7 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 	}
 	vis := f.visibility(now())
 	stats := ledger.ProjectionStats{
-		OriginalMessages: len(msgs),
+		OriginalMessages: len(raws),
 		ServedMessages:   len(out),
 		OriginalBytes:    len(body),
 		ServedBytes:      len(served),
@@ -266,6 +313,10 @@ func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
 	return kept
 }
 
+// checkpointEvery is the spacing, in snapshot exchanges (two blocks each),
+// of cache checkpoints: half the API's 20-block lookback.
+const checkpointEvery = 10
+
 // placeBreakpoints marks at most 4 byte-stable positions. In the tail: the
 // write point W of this request — the end of the current turn when it will
 // be re-served unchanged (its curated form is its full form; the volatile
@@ -348,8 +399,22 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold, reminder bool) int
 		if f.reprojected && f.stable > 0 && 2*f.stable < snapLen {
 			markBlock(head+2*f.stable-1, 0)
 		}
-	} else {
-		markLast(head-1, 0)
+	}
+	// The spare slot: a checkpoint inside the stable part, cycling with the
+	// step over the goal's end and every checkpointEvery-th exchange of the
+	// snapshot. Written inside the read prefix, checkpoints cost nothing;
+	// when a later rebuild keeps the snapshot's start, the breakpoint at its
+	// stable end finds one within the 20-block lookback.
+	if n < 4 {
+		points := 1 + (len(f.snapList)-1)/checkpointEvery
+		if len(f.snapList) == 0 {
+			points = 1
+		}
+		if j := f.step % points; j == 0 {
+			markLast(head-1, 0)
+		} else {
+			markBlock(head+2*checkpointEvery*j-1, 0)
+		}
 	}
 	if n < 4 && len(sys) > 0 {
 		sys[len(sys)-1].bp = true

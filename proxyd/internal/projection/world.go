@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,9 +26,8 @@ type entry struct {
 
 	ver int // how many times the key was put before this version
 
-	lastUsed int // step of the last read, write, edit or reference
-	updated  int // step of the last content change (orders the snapshot)
-	seq      int // tie-break: ingest order
+	updated int // step of the last content change (orders the snapshot)
+	seq     int // tie-break: ingest order
 
 	// Read entries.
 	path      string
@@ -49,6 +49,18 @@ type world struct {
 	observed map[string]*entry
 	tok      func(string) int
 	versions map[string]int
+	used     map[string]int // key → step of the last read, write, edit or reference
+}
+
+// clone copies the maps; entries are immutable and shared.
+func (w *world) clone() *world {
+	c := *w
+	c.entries = maps.Clone(w.entries)
+	c.evicted = maps.Clone(w.evicted)
+	c.observed = maps.Clone(w.observed)
+	c.versions = maps.Clone(w.versions)
+	c.used = maps.Clone(w.used)
+	return &c
 }
 
 func newWorld(tok func(string) int) *world {
@@ -57,6 +69,7 @@ func newWorld(tok func(string) int) *world {
 		evicted:  map[string]string{},
 		observed: map[string]*entry{},
 		versions: map[string]int{},
+		used:     map[string]int{},
 		tok:      tok,
 	}
 }
@@ -71,10 +84,10 @@ func (e *entry) id() string { return syntheticID(e.key, e.ver) }
 
 func (w *world) put(e *entry, step int) {
 	if old, ok := w.entries[e.key]; ok && old.tool == e.tool && bytes.Equal(old.content, e.content) {
-		old.lastUsed = step // the same observation again: it is still in view
+		w.used[old.key] = step // the same observation again: it is still in view
 		return
 	}
-	e.lastUsed, e.updated = step, step
+	w.used[e.key], e.updated = step, step
 	w.seq++
 	e.seq = w.seq
 	e.ver = w.versions[e.key]
@@ -96,8 +109,8 @@ func (w *world) put(e *entry, step int) {
 }
 
 func (w *world) touch(key string, step int) {
-	if e, ok := w.entries[key]; ok {
-		e.lastUsed = step
+	if _, ok := w.entries[key]; ok {
+		w.used[key] = step
 	}
 }
 
@@ -133,7 +146,7 @@ func (w *world) evict(budget, step int) int {
 	}
 	var cs []cand
 	for _, e := range w.entries {
-		age := step - e.lastUsed
+		age := step - w.used[e.key]
 		if age <= 1 {
 			continue
 		}
@@ -270,18 +283,26 @@ func renderNumbered(lines []string, style numbering) string {
 	return sb.String()
 }
 
+// jsonString encodes s as a JSON string the way JavaScript does (no HTML
+// escaping), so text re-encoded here matches the client's bytes.
 func jsonString(s string) []byte {
-	b, _ := json.Marshal(s)
-	return b
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
+// jsonObject encodes string pairs as a JSON object, in the order given.
 func jsonObject(kv ...string) []byte {
-	m := map[string]any{}
+	b := []byte{'{'}
 	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i]] = kv[i+1]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, jsonString(kv[i])...), ':'), jsonString(kv[i+1])...)
 	}
-	b, _ := json.Marshal(m)
-	return b
+	return append(b, '}')
 }
 
 func sortedKeys(m map[string]string) []string {
