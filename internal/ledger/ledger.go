@@ -94,10 +94,12 @@ type Row struct {
 	Projection *ProjectionStats `json:"projection,omitempty"`
 }
 
-// Saved returns counterfactual − billed input and whether the row is
-// measured (has a counterfactual and a successful response).
+// Saved returns counterfactual − billed input and whether the row counts
+// as measured: it has a counterfactual, a successful response, and was not a
+// fail-open (which served the original and so says nothing about
+// projection).
 func (r *Row) Saved() (int64, bool) {
-	if r.Counterfactual == nil || r.Status/100 != 2 {
+	if r.Counterfactual == nil || r.Status/100 != 2 || r.FailOpen {
 		return 0, false
 	}
 	return *r.Counterfactual - r.Usage.BilledInput(), true

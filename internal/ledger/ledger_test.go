@@ -29,6 +29,7 @@ func TestRowSaved(t *testing.T) {
 		{"overhead is negative", Row{Status: 200, Counterfactual: ptr(1000), Usage: Usage{Input: 100, CacheWrite1h: 1500}}, -600, true},
 		{"null probe is excluded", Row{Status: 200, CounterfactualNull: "count_tokens: 500"}, 0, false},
 		{"failed request is excluded", Row{Status: 529, Counterfactual: ptr(1000)}, 0, false},
+		{"fail-open is excluded", Row{Status: 200, FailOpen: true, Counterfactual: ptr(1000)}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
