@@ -148,8 +148,8 @@ func (py *pyFile) class(n, outer *sitter.Node) Def {
 	return d
 }
 
-// assignment returns "NAME = …" at module or class level as a variable
-// (a field inside a class).
+// assignment returns "NAME = …" (and "A, B = …") at module or class level
+// as variables (fields inside a class).
 func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 	if n.NamedChildCount() == 0 {
 		return nil
@@ -159,16 +159,32 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 		return nil
 	}
 	left := a.ChildByFieldName("left")
-	if left == nil || left.Kind() != "identifier" {
+	if left == nil {
 		return nil
 	}
+	var names []*sitter.Node
+	switch left.Kind() {
+	case "identifier":
+		names = append(names, left)
+	case "pattern_list", "tuple_pattern":
+		for i := range left.NamedChildCount() {
+			if c := left.NamedChild(i); c.Kind() == "identifier" {
+				names = append(names, c)
+			}
+		}
+	}
 	start, end := lines(n)
-	py.defining[left.Id()] = true
 	kind := KindVar
 	if class != "" {
 		kind = KindField
 	}
-	return []Def{{Name: py.text(left), Kind: kind, Recv: class, Signature: oneLine(py.text(n), maxValueSignature), Start: start, End: end}}
+	sig := oneLine(py.text(n), maxValueSignature)
+	var defs []Def
+	for _, name := range names {
+		py.defining[name.Id()] = true
+		defs = append(defs, Def{Name: py.text(name), Kind: kind, Recv: class, Signature: sig, Start: start, End: end})
+	}
+	return defs
 }
 
 // docstring returns the string literal that opens a body, unquoted.

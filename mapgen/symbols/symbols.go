@@ -12,7 +12,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 3
+const Version = 4
 
 // Definition kinds.
 const (

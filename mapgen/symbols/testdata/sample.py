@@ -34,3 +34,6 @@ def register(name, shape=None, *args, **kwargs):
     if shape is None:
         raise ValueError(name)
     return Rect(1, 2).area() + LIMIT
+
+
+A, B = 1, 2
