@@ -13,7 +13,7 @@ import (
 
 // Build compiles the package in the current directory (a test's working
 // directory is its package's) into a new temporary directory as name,
-// trimmed and stripped like a release build. cleanup removes the directory.
+// with -trimpath as `make build` builds it. cleanup removes the directory.
 func Build(name string) (path string, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", name+"-test")
 	if err != nil {
@@ -21,7 +21,7 @@ func Build(name string) (path string, cleanup func(), err error) {
 	}
 	cleanup = func() { os.RemoveAll(dir) }
 	path = filepath.Join(dir, name)
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", path, ".")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", path, ".")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
