@@ -22,6 +22,7 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
+	"github.com/synaxi/synaxi/internal/visibility"
 )
 
 // The survey task: 24 modules of about 6 KB, four of them with a marked
@@ -32,7 +33,19 @@ const (
 	surveyBudget  = 8000
 )
 
-var bugLine = regexp.MustCompile(`(?m)^.*// BUG: .*$`)
+var (
+	bugLine   = regexp.MustCompile(`(?m)^.*// BUG: .*$`)
+	deltaLine = regexp.MustCompile(`const Delta = (\d+)`)
+)
+
+// fileText is a file's content when the request shows all of it.
+func fileText(v *fakeapi.View, path string) string {
+	s, ok := v.FileContent(path)
+	if !ok {
+		return ""
+	}
+	return s
+}
 
 func writeSurveyRepo(t *testing.T, dir string) {
 	t.Helper()
@@ -41,9 +54,12 @@ func writeSurveyRepo(t *testing.T, dir string) {
 	for i := 1; i <= surveyModules; i++ {
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "package mods\n\n// Module %02d computes its part of the survey.\n", i)
+		if i == 1 {
+			sb.WriteString("const Delta = 7 // the correction every broken function needs\n")
+		}
 		for j := 0; sb.Len() < 6000; j++ {
 			if i%6 == 0 && j == 20 {
-				fmt.Fprintf(&sb, "func M%02dBroken(x int) int { return x - 1 } // BUG: must add one\n", i)
+				fmt.Fprintf(&sb, "func M%02dBroken(x int) int { return x - 1 } // BUG: must add Delta (m01.go)\n", i)
 				continue
 			}
 			fmt.Fprintf(&sb, "func M%02dF%02d(x int) int { return x*%d + %d } // step %d of module %d\n", i, j, j+1, i, j, i)
@@ -55,15 +71,16 @@ func writeSurveyRepo(t *testing.T, dir string) {
 }
 
 // surveyAgent is the scripted model. It acts only on what the request
-// shows: it fixes any visible bug, reads the next module it has no trace
-// of (neither visible content nor a note that it was read and dropped),
-// runs the check once everything is surveyed, re-reads (deliberately) a
-// module the check names whose content it cannot see, and stops when the
-// check passes.
-func surveyAgent(dir string) fakeapi.Agent {
+// shows: it fixes any visible bug (the fix needs Delta from m01.go: when
+// m01.go's content is no longer visible it reads it again, deliberately),
+// reads the next module it has no trace of (neither visible content nor a
+// note that it was read and dropped), runs the check once everything is
+// surveyed, re-reads a module the check names, and stops when the check
+// passes.
+func surveyAgent(dir string, reads map[string]int, mu *sync.Mutex) fakeapi.Agent {
 	mods := filepath.Join(dir, "mods")
 	check := "sh " + filepath.Join(dir, "check.sh")
-	return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+	decide := func(v *fakeapi.View) fakeapi.Reply {
 		visible := v.VisibleText()
 		path := func(i int) string { return filepath.Join(mods, fmt.Sprintf("m%02d.go", i)) }
 		for i := 1; i <= surveyModules; i++ {
@@ -72,7 +89,11 @@ func surveyAgent(dir string) fakeapi.Agent {
 				continue
 			}
 			if line := bugLine.FindString(content); line != "" {
-				fixed := strings.Replace(strings.Replace(line, "x - 1", "x + 1", 1), "// BUG: must add one", "// fixed", 1)
+				delta := deltaLine.FindStringSubmatch(fileText(v, path(1)))
+				if delta == nil {
+					return fakeapi.Reply{Text: "I need Delta from m01.go again", ToolUses: []fakeapi.ToolUse{{Name: "Read", Input: map[string]any{"file_path": path(1)}}}}
+				}
+				fixed := strings.Replace(strings.Replace(line, "x - 1", "x + "+delta[1], 1), "// BUG: must add Delta (m01.go)", "// fixed", 1)
 				return fakeapi.Reply{Text: "Fixing the bug in " + path(i), ToolUses: []fakeapi.ToolUse{{Name: "Edit",
 					Input: map[string]any{"file_path": path(i), "old_string": line, "new_string": fixed}}}}
 			}
@@ -94,6 +115,17 @@ func surveyAgent(dir string) fakeapi.Agent {
 			}
 		}
 		return fakeapi.Reply{Text: "Running the check.", ToolUses: []fakeapi.ToolUse{{Name: "Bash", Input: map[string]any{"command": check, "description": "run the check"}}}}
+	}
+	return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+		r := decide(v)
+		mu.Lock()
+		defer mu.Unlock()
+		for _, u := range r.ToolUses {
+			if u.Name == "Read" {
+				reads[u.Input["file_path"].(string)]++
+			}
+		}
+		return r
 	})
 }
 
@@ -103,7 +135,9 @@ type surveyRun struct {
 	billed            float64
 	hit               float64
 	stdout            string
+	deltaReads        int  // reads of m01.go
 	dropped           bool // a served request named results the projection dropped
+	visible, evicted  int  // files the last visibility export shows visible and evicted
 	synthetic         bool // a served request re-emitted the world as synthetic exchanges
 }
 
@@ -136,7 +170,9 @@ func runSurvey(t *testing.T, project bool) surveyRun {
 	require.NoError(t, err)
 	env := claudecli.NewEnv(t, "")
 	writeSurveyRepo(t, env.Work)
-	fake := fakeapi.New(fakeapi.Options{Agent: surveyAgent(env.Work)})
+	var mu sync.Mutex
+	reads := map[string]int{}
+	fake := fakeapi.New(fakeapi.Options{Agent: surveyAgent(env.Work, reads, &mu)})
 	t.Cleanup(fake.Close)
 
 	port := freePort(t)
@@ -182,6 +218,15 @@ func runSurvey(t *testing.T, project bool) surveyRun {
 	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s\nproxy:\n%s", res.Stdout, res.Stderr, logText)
 
 	run := surveyRun{stdout: res.Stdout}
+	mu.Lock()
+	for p, n := range reads {
+		if strings.HasSuffix(p, "m01.go") {
+			run.deltaReads = n
+		} else {
+			assert.Equal(t, 1, n, "%s read more than once: a loop", p)
+		}
+	}
+	mu.Unlock()
 	for _, r := range fake.MessagesRequests() {
 		if r.Side {
 			continue
@@ -194,6 +239,21 @@ func runSurvey(t *testing.T, project bool) surveyRun {
 		run.raw += r.Usage.TotalInput()
 		run.dropped = run.dropped || strings.Contains(string(r.Body), "were dropped from it")
 		run.synthetic = run.synthetic || strings.Contains(string(r.Body), `"toolu_syn`)
+	}
+	exports, _ := filepath.Glob(filepath.Join(env.StateDir(), "visibility", "*.json"))
+	for _, p := range exports {
+		var ex visibility.Export
+		b, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &ex))
+		for path, f := range ex.Files {
+			require.True(t, strings.HasPrefix(path, env.Work), path)
+			if f.Evicted {
+				run.evicted++
+			} else if len(f.Visible) > 0 {
+				run.visible++
+			}
+		}
 	}
 	if dir := os.Getenv("SYNAXI_RECORD_DIR"); dir != "" && !project {
 		recordBodies(t, filepath.Join(dir, "worker-survey.jsonl.gz"), fake.MessagesRequests())
@@ -218,14 +278,19 @@ func TestProjectionSurveyThroughRealClient(t *testing.T) {
 	}
 	off := runSurvey(t, false)
 	on := runSurvey(t, true)
-	t.Logf("off: %d requests, raw %d, billed-equivalent %.0f, hit %.3f", off.requests, off.raw, off.billed, off.hit)
-	t.Logf("on:  %d requests, raw %d, billed-equivalent %.0f, hit %.3f", on.requests, on.raw, on.billed, on.hit)
+	t.Logf("off: %d requests, raw %d, billed-equivalent %.0f, hit %.3f, m01 reads %d", off.requests, off.raw, off.billed, off.hit, off.deltaReads)
+	t.Logf("on:  %d requests, raw %d, billed-equivalent %.0f, hit %.3f, m01 reads %d", on.requests, on.raw, on.billed, on.hit, on.deltaReads)
+	assert.Equal(t, 1, off.deltaReads)
+	assert.LessOrEqual(t, on.deltaReads, 5, "m01.go re-read at most once per bug, deliberately")
 	for _, r := range []surveyRun{off, on} {
 		assert.Contains(t, r.stdout, "ALL CHECKS PASS")
 		assert.Zero(t, r.invalid)
 	}
 	assert.True(t, on.synthetic && on.dropped, "the working set exceeded the budget: the world was re-emitted and evicted")
 	assert.False(t, off.synthetic || off.dropped, "projection off serves the client's bytes")
+	assert.Positive(t, on.evicted, "the visibility export names evicted files, so the no-reread hook allows re-reading them")
+	assert.Positive(t, on.visible, "and the files still in view")
+	assert.Zero(t, off.evicted+off.visible, "nothing is exported when nothing is projected")
 	assert.LessOrEqual(t, float64(on.requests), 1.3*float64(off.requests), "no loop: at most 1.3× the requests")
 	assert.Less(t, float64(on.raw), float64(off.raw)/2, "far fewer raw input tokens")
 }
