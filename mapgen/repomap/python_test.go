@@ -39,6 +39,44 @@ func TestPythonRepository(t *testing.T) {
 	assert.Contains(t, text, "L4: def area(self)  (in Shape)")
 }
 
+func TestPythonImportsResolve(t *testing.T) {
+	if symbols.Language("x.py") == "" {
+		t.Skip("python needs a cgo build")
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"src/app/__init__.py":      "",
+		"src/app/util.py":          "def helper():\n    return 1\n",
+		"src/app/core/__init__.py": "",
+		"src/app/core/engine.py":   "from ..util import helper\nfrom . import parts\n\n\ndef run():\n    return helper() + parts.size()\n",
+		"src/app/core/parts.py":    "def size():\n    return 2\n",
+		"src/app/main.py":          "from app.util import helper\n\nhelper()\n",
+		"other/util.py":            "def helper():\n    return 'other'\n",
+		"scripts/loose.py":         "helper()\n",
+	})
+	ix := build(t, dir, "")
+	byRel := map[string]int{}
+	for i, f := range ix.Files {
+		byRel[f.Rel] = i
+	}
+	deps := pythonDeps(ix)
+	assert.Equal(t, map[int]bool{byRel["src/app/util.py"]: true, byRel["src/app/core/__init__.py"]: true, byRel["src/app/core/parts.py"]: true},
+		deps[byRel["src/app/core/engine.py"]], "relative imports: ..util, . and .parts")
+	assert.Equal(t, map[int]bool{byRel["src/app/util.py"]: true}, deps[byRel["src/app/main.py"]], "a src/ layout resolves by suffix")
+
+	l := newLinker(ix)
+	files := func(src string) []string {
+		var out []string
+		for _, d := range l.targets(byRel[src], "helper") {
+			out = append(out, ix.Files[d.file].Rel)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"src/app/util.py"}, files("src/app/main.py"), "the imported definition only")
+	assert.Equal(t, []string{"src/app/util.py"}, files("src/app/core/engine.py"))
+	assert.Equal(t, []string{"other/util.py", "src/app/util.py"}, files("scripts/loose.py"), "no import: every candidate")
+}
+
 func TestProgress(t *testing.T) {
 	var w bytes.Buffer
 	small := newProgress(&w, ProgressMinFiles-1)

@@ -98,6 +98,7 @@ type linker struct {
 	byName  map[string][]defSite
 	imports []map[string]bool // per file: Go package names it qualifies names with
 	test    []bool            // per file: a test file
+	pyDeps  []map[int]bool    // per Python file: the files its imports resolve to
 	scratch []defSite
 }
 
@@ -128,7 +129,73 @@ func newLinker(ix *Index) *linker {
 			l.byName[d.Name] = append(l.byName[d.Name], defSite{file: i, method: d.Kind == symbols.KindMethod})
 		}
 	}
+	l.pyDeps = pythonDeps(ix)
 	return l
+}
+
+// pythonModule is the dotted module path of a Python file relative to the
+// root: a/b/c.py → a.b.c, a/b/__init__.py → a.b.
+func pythonModule(rel string) string {
+	rel = strings.TrimSuffix(strings.TrimSuffix(rel, ".pyi"), ".py")
+	if path.Base(rel) == "__init__" {
+		rel = path.Dir(rel)
+	}
+	if rel == "." {
+		return ""
+	}
+	return strings.ReplaceAll(rel, "/", ".")
+}
+
+// pythonDeps resolves each Python file's imports to files of the index:
+// absolute imports match a module path or any dotted suffix of one (so a
+// src/ layout resolves), relative imports are taken from the file's package.
+func pythonDeps(ix *Index) []map[int]bool {
+	bySuffix := map[string][]int{}
+	byModule := map[string][]int{}
+	for i, f := range ix.Files {
+		if f.Lang != "python" {
+			continue
+		}
+		mod := pythonModule(f.Rel)
+		byModule[mod] = append(byModule[mod], i)
+		for parts := strings.Split(mod, "."); len(parts) > 0 && parts[0] != ""; parts = parts[1:] {
+			suffix := strings.Join(parts, ".")
+			bySuffix[suffix] = append(bySuffix[suffix], i)
+		}
+	}
+	deps := make([]map[int]bool, len(ix.Files))
+	for i, f := range ix.Files {
+		if f.Lang != "python" || len(f.Imports) == 0 {
+			continue
+		}
+		deps[i] = map[int]bool{}
+		for _, imp := range f.Imports {
+			var found []int
+			if rest := strings.TrimLeft(imp, "."); len(rest) < len(imp) {
+				pkg := strings.Split(pythonModule(path.Dir(f.Rel)+"/__init__.py"), ".")
+				up := len(imp) - len(rest) - 1
+				if pkg[0] == "" {
+					pkg = nil
+				}
+				if up > len(pkg) {
+					continue
+				}
+				mod := strings.Join(pkg[:len(pkg)-up], ".")
+				if rest != "" {
+					mod = strings.TrimPrefix(mod+"."+rest, ".")
+				}
+				found = byModule[mod]
+			} else {
+				found = bySuffix[imp]
+			}
+			for _, d := range found {
+				if d != i {
+					deps[i][d] = true
+				}
+			}
+		}
+	}
+	return deps
 }
 
 // targets returns the files (other than src) a reference key of src can
@@ -137,8 +204,8 @@ func newLinker(ix *Index) *linker {
 // files are package pkg; ".Name" is a method of the same package or, if
 // exported, of a package the file uses by name (a value's type is not known,
 // so this keeps f.Close() on an *os.File from linking to every Close in the
-// repository). Other languages link a name to every file of the same language
-// that defines it.
+// repository). Python links a name to the files defining it among the
+// modules the file imports, else to every Python file that defines it.
 func (l *linker) targets(src int, key string) []defSite {
 	from := l.ix.Files[src]
 	name := symbols.RefName(key)
@@ -169,6 +236,20 @@ func (l *linker) targets(src int, key string) []defSite {
 			}
 		}
 		out = append(out, d)
+	}
+	if from.Lang == "python" && len(out) > 1 {
+		// Prefer the definitions in modules the file imports; a name with
+		// none there (an attribute, a star import) keeps every candidate.
+		deps := l.pyDeps[src]
+		kept := out[:0:0]
+		for _, d := range out {
+			if deps[d.file] {
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out[:0], kept...)
+		}
 	}
 	l.scratch = out
 	return out

@@ -3,6 +3,7 @@
 package symbols
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,7 +43,12 @@ func parsePython(src []byte) File {
 	py := pyFile{src: src, defining: map[uintptr]bool{}}
 	f.Defs = py.block(root, "")
 	f.Refs = map[string]int{}
-	py.refs(root, f.Refs)
+	imports := map[string]bool{}
+	py.refs(root, f.Refs, imports)
+	for m := range imports {
+		f.Imports = append(f.Imports, m)
+	}
+	slices.Sort(f.Imports)
 	return f
 }
 
@@ -187,6 +193,48 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 	return defs
 }
 
+// imports records the modules an import statement names: "import a.b" →
+// a.b; "from a import b, c" → a, a.b, a.c (b and c may be submodules);
+// relative imports keep their leading dots.
+func (py *pyFile) imports(n *sitter.Node, out map[string]bool) {
+	module := func(m *sitter.Node) string {
+		switch m.Kind() {
+		case "aliased_import":
+			if name := m.ChildByFieldName("name"); name != nil {
+				return py.text(name)
+			}
+			return ""
+		case "dotted_name", "relative_import":
+			return strings.Join(strings.Fields(py.text(m)), "")
+		}
+		return ""
+	}
+	from := n.ChildByFieldName("module_name")
+	base := ""
+	if from != nil {
+		base = module(from)
+		if base != "" {
+			out[base] = true
+		}
+	}
+	for i := range n.NamedChildCount() {
+		c := n.NamedChild(i)
+		if from != nil && c.Id() == from.Id() {
+			continue
+		}
+		name := module(c)
+		switch {
+		case name == "":
+		case from == nil:
+			out[name] = true
+		case strings.HasSuffix(base, "."):
+			out[base+name] = true
+		case base != "":
+			out[base+"."+name] = true
+		}
+	}
+}
+
 // docstring returns the string literal that opens a body, unquoted.
 func (py *pyFile) docstring(body *sitter.Node) string {
 	if body.NamedChildCount() == 0 {
@@ -212,12 +260,16 @@ func (py *pyFile) docstring(body *sitter.Node) string {
 }
 
 // refs counts identifier uses (attribute names included) other than the
-// names being defined and self/cls.
-func (py *pyFile) refs(root *sitter.Node, refs map[string]int) {
+// names being defined and self/cls, and collects imported modules.
+func (py *pyFile) refs(root *sitter.Node, refs map[string]int, imports map[string]bool) {
 	c := root.Walk()
 	defer c.Close()
 	for {
 		n := c.Node()
+		switch n.Kind() {
+		case "import_statement", "import_from_statement":
+			py.imports(n, imports)
+		}
 		if n.Kind() == "identifier" && !py.defining[n.Id()] {
 			switch name := py.text(n); name {
 			case "self", "cls":

@@ -12,7 +12,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 4
+const Version = 5
 
 // Definition kinds.
 const (
@@ -45,8 +45,9 @@ type File struct {
 	Package string         `json:"pkg,omitempty"`
 	Lines   int            `json:"lines"`
 	Defs    []Def          `json:"defs,omitempty"`
-	Refs    map[string]int `json:"refs,omitempty"` // identifier → number of uses (Go keys: see RefName)
-	Err     string         `json:"err,omitempty"`  // syntax error; Defs and Refs are what could be recovered
+	Refs    map[string]int `json:"refs,omitempty"`    // identifier → number of uses (Go keys: see RefName)
+	Imports []string       `json:"imports,omitempty"` // Python: modules imported ("a.b", ".sibling", "..pkg"), sorted
+	Err     string         `json:"err,omitempty"`     // syntax error; Defs and Refs are what could be recovered
 }
 
 // Language returns the language of a file by its name, or "" when no parser

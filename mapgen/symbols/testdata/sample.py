@@ -37,3 +37,4 @@ def register(name, shape=None, *args, **kwargs):
 
 
 A, B = 1, 2
+from .pkg import thing
