@@ -131,7 +131,7 @@ func proxyLine(st *proxyctl.State) string {
 	case st.Running:
 		h := st.Health
 		return fmt.Sprintf("running at %s (pid %d, version %s, upstream %s): %d requests, %d projected, %d fail-opens",
-			st.URL(), st.Info.PID, h.Version, h.Upstream, h.Requests, h.Projected, h.FailOpen)
+			st.URL(), st.Info.PID, h.Version, h.Upstream, h.Requests, h.Projected, h.FailOpens)
 	case st.Info != nil && st.Alive:
 		return fmt.Sprintf("pid %d alive but /health does not answer at %s: %v", st.Info.PID, st.Info.Addr, st.Err)
 	case st.Info != nil:

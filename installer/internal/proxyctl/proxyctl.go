@@ -27,7 +27,7 @@ type Health struct {
 	Upstream  string `json:"upstream"`
 	Requests  int64  `json:"requests"`
 	Projected int64  `json:"projected"`
-	FailOpen  int64  `json:"fail_open"`
+	FailOpens int64  `json:"fail_opens"`
 	Raw       map[string]any
 }
 
