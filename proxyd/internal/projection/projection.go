@@ -444,20 +444,7 @@ func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl st
 		switch k.Str {
 		case "system":
 			sep()
-			b.WriteString(`"system":[`)
-			for i, s := range sys {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(`{"type":"text","text":`)
-				b.Write(jsonString(s.text))
-				if s.bp {
-					b.WriteString(`,"cache_control":`)
-					b.WriteString(cc)
-				}
-				b.WriteByte('}')
-			}
-			b.WriteByte(']')
+			writeSystem(&b, sys, cc)
 		case "tools":
 			if len(tools) == 0 {
 				return true // never send an empty tools list
@@ -510,22 +497,28 @@ func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl st
 	})
 	if !gjson.GetBytes(body, "system").Exists() {
 		// The identity and contract are always served.
-		b.WriteString(`,"system":[`)
-		for i, s := range sys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(`{"type":"text","text":`)
-			b.Write(jsonString(s.text))
-			if s.bp {
-				b.WriteString(`,"cache_control":` + cc)
-			}
-			b.WriteByte('}')
-		}
-		b.WriteByte(']')
+		sep()
+		writeSystem(&b, sys, cc)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// writeSystem writes the "system" field with its breakpoint.
+func writeSystem(b *bytes.Buffer, sys []sysBlock, cc string) {
+	b.WriteString(`"system":[`)
+	for i, s := range sys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		b.Write(jsonString(s.text))
+		if s.bp {
+			b.WriteString(`,"cache_control":` + cc)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
 }
 
 // visibility lists the files whose content the served request shows, with
