@@ -103,23 +103,36 @@ func commandEdits(name string, args []token, dir string) ([]token, bool) {
 	case "python", "python3", "node", "deno", "bun", "php":
 		return nil, inlineWrites(args)
 	case "mv", "cp", "install", "ln", "rsync", "scp":
-		_, ops := operands(args, map[string]bool{"-t": true, "--target-directory": true, "-S": true, "--suffix": true, "-m": true, "--mode": true})
-		if len(ops) < 2 {
-			return ops, len(ops) == 0
+		flags, ops := operands(args, map[string]bool{"-t": true, "--target-directory": true, "-S": true,
+			"--suffix": true, "-m": true, "--mode": true, "-o": true, "-g": true})
+		var target token
+		sources := ops
+		for _, f := range flags {
+			if f.name == "-t" || f.name == "--target-directory" {
+				target = token{kind: tWord, text: f.value}
+			}
 		}
-		target := ops[len(ops)-1]
+		if target.text == "" {
+			if len(ops) < 2 {
+				return ops, false
+			}
+			target, sources = ops[len(ops)-1], ops[:len(ops)-1]
+		}
 		out := []token{target}
 		if name == "mv" {
-			out = append(out, ops[:len(ops)-1]...)
+			out = append(out, sources...)
 		}
-		for _, src := range ops[:len(ops)-1] {
+		for _, src := range sources {
 			if !src.dynamic && !target.dynamic {
 				out = append(out, token{kind: tWord, text: path.Join(target.text, path.Base(src.text))})
 			}
 		}
 		return out, false
-	case "rm", "unlink", "shred", "touch":
-		_, ops := operands(args, map[string]bool{"-d": true, "-r": false, "-t": true})
+	case "rm", "unlink", "shred":
+		_, ops := operands(args, noValues)
+		return ops, false
+	case "touch":
+		_, ops := operands(args, map[string]bool{"-d": true, "-t": true, "-r": true, "--date": true, "--reference": true})
 		return ops, false
 	case "truncate":
 		_, ops := operands(args, map[string]bool{"-s": true, "--size": true, "-r": true, "--reference": true})
