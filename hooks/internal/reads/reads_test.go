@@ -415,3 +415,26 @@ func mustRead(t *testing.T, p string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// TestCorruptStateFailsOpen: a record or loops file that does not decode
+// (never written by us: writes are atomic) counts as no record, and the next
+// update replaces it.
+func TestCorruptStateFailsOpen(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("a.go", 100)
+	e.read(p, 0, 0)
+	dir := Dir(e.s.Dirs, e.sess, "")
+	rec := recPath(dir, p)
+	require.NoError(t, os.WriteFile(rec, []byte(`{"path":`), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, loopsName), []byte("not json"), 0o600))
+
+	denied, _ := e.read(p, 0, 0)
+	assert.False(t, denied, "an unreadable record allows the read")
+	denied, _ = e.bash("ls")
+	assert.False(t, denied)
+	denied, _ = e.read(p, 0, 0)
+	assert.True(t, denied, "the read re-recorded the file")
+	c, err := e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.Loops.Cmds["ls"], "the loops file was replaced")
+}
