@@ -400,8 +400,20 @@ func TestNoRereadSubagentContext(t *testing.T) {
 			"prompt": "## Goal\nRead app.py.\n\n## Proof\n`cat app.py`"}}},
 		step{name: "reread", use: readUse(app)},
 	)
-	c.run(t, main, "Read app.py, then have a worker read it.")
+	sess := c.run(t, main, "Read app.py, then have a worker read it.")
 	m, w := main.results(t), c.worker.results(t)
+
+	// The hook's context for the worker is keyed by the same agent id the
+	// proxy sees in x-claude-code-agent-id, so the visibility export and the
+	// hook's records meet.
+	var agentIDs []string
+	for _, r := range c.fake.Requests() {
+		if id := r.Header.Get("X-Claude-Code-Agent-Id"); r.Kind == "messages" && id != "" {
+			agentIDs = append(agentIDs, id)
+		}
+	}
+	require.NotEmpty(t, agentIDs, "the worker's requests carry its agent id")
+	assert.DirExists(t, filepath.Join(c.e.StateDir(), "noreread", visibility.ContextKey(sess, agentIDs[0])))
 	assert.False(t, denied(m["read"]))
 	assert.Contains(t, m["delegate"].Result, "worker finished")
 	assert.False(t, denied(w["worker-read"]), "the main agent's read is not in the worker's context: %s", w["worker-read"].Result)
