@@ -232,7 +232,10 @@ func validateMessages(p *parsedRequest) error {
 		}
 		finalAssistant := i == last && m.Role == "assistant"
 		if len(m.Blocks) == 0 || (m.strContent != nil && *m.strContent == "") {
-			if finalAssistant {
+			// Claude Code 2.1.332 sends an empty role:"system" message after
+			// /compact; a client that works against the real API sends
+			// nothing it rejects, so the fake accepts it too.
+			if finalAssistant || m.Role == "system" {
 				continue
 			}
 			return invalidf("%s: all messages must have non-empty content except for the optional final assistant message", m.where)

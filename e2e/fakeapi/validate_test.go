@@ -36,6 +36,7 @@ func TestValidation(t *testing.T) {
 		{"consecutive user messages are merged", body(t, arr{user(text("a")), user(text("b"))}, nil), ""},
 		{"empty string content", body(t, arr{obj{"role": "user", "content": ""}}, nil), "non-empty content"},
 		{"empty content list", body(t, arr{obj{"role": "user", "content": arr{}}}, nil), "non-empty content"},
+		{"empty system message after /compact", body(t, arr{user(text("a")), obj{"role": "system", "content": ""}}, nil), ""},
 		{"empty final assistant prefill", body(t, arr{user(text("a")), obj{"role": "assistant", "content": ""}}, nil), ""},
 		{"empty text block", body(t, arr{user(text(""))}, nil), "text content blocks must be non-empty"},
 		{"empty text block with cache_control", body(t, arr{user(cached(text(""), ""))}, nil), "cache_control cannot be set for empty text blocks"},
