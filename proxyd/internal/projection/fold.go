@@ -195,29 +195,29 @@ func hasRole(ms []served, role string) bool {
 }
 
 // reproject folds every tail message but the last assistant one into the
-// world and renders a new snapshot. The snapshot grows append-only: the
-// previous snapshot's exchanges stay in place and new or changed
-// observations are appended, so the cache keeps reading the old part. Only
-// when that would exceed the budget is the world evicted (down to half the
-// budget, leaving room for many appends) and the snapshot rebuilt.
+// world, evicts it down to half the budget (leaving room for the next
+// stretch of work, so re-projections stay rare) and renders a new snapshot:
+// the surviving exchanges in their previous order, then the new ones, so the
+// cache still reads the snapshot up to its first change.
 func (f *fold) reproject() {
 	keep := f.tail[len(f.tail)-1]
 	// Extras of the folded messages move into the snapshot.
 	f.extras = append(f.extras, f.pendingExtras...)
 	f.pendingExtras = nil
 	old := f.snapList
-	next, total, dropped := f.appendOnly(old)
-	if total > f.cfg.budget || dropped {
-		// Rebuild: evict, drop superseded versions, keep the survivors'
-		// order so the cache still reads up to the first change.
-		f.evictions += f.world.evict(f.cfg.budget/2, f.step)
-		var live []*entry
-		for _, e := range old {
-			if f.world.entries[e.key] == e {
-				live = append(live, e)
-			}
+	f.evictions += f.world.evict(f.cfg.budget/2, f.step)
+	in := make(map[*entry]bool, len(old))
+	var next []*entry
+	for _, e := range old {
+		if f.world.entries[e.key] == e {
+			next = append(next, e)
+			in[e] = true
 		}
-		next, _, _ = f.appendOnly(live)
+	}
+	for _, e := range f.world.ordered() {
+		if !in[e] {
+			next = append(next, e)
+		}
 	}
 	f.stable = 0
 	for f.stable < len(old) && f.stable < len(next) && old[f.stable] == next[f.stable] {
@@ -234,29 +234,6 @@ func (f *fold) reproject() {
 	f.tailTokens = keep.tokens
 	f.reprojections++
 	f.reprojected = true
-}
-
-// appendOnly returns base followed by every world entry base lacks, their
-// total tokens, and whether base holds an entry the world dropped (as
-// opposed to one superseded by a newer version, which is appended).
-func (f *fold) appendOnly(base []*entry) ([]*entry, int, bool) {
-	in := make(map[*entry]bool, len(base))
-	total, dropped := 0, false
-	for _, e := range base {
-		in[e] = true
-		total += e.tokens
-		if _, ok := f.world.entries[e.key]; !ok {
-			dropped = true
-		}
-	}
-	next := append([]*entry(nil), base...)
-	for _, e := range f.world.ordered() {
-		if !in[e] {
-			next = append(next, e)
-			total += e.tokens
-		}
-	}
-	return next, total, dropped
 }
 
 // renderSnapshot emits the snapshot's entries as paired exchanges, then the
@@ -356,7 +333,9 @@ func (f *fold) render(m message, orig int, full bool) served {
 			s.tokens += f.cfg.tok(string(raw))
 		}
 	}
-	if len(s.blocks) == 0 {
+	if len(s.blocks) == 0 && m.role != "system" {
+		// Claude Code sends an empty role:"system" message after /compact;
+		// it is carried as sent. Other roles need content.
 		s.blocks = [][]byte{textBlock("(empty)").raw}
 		s.kinds = []string{"text"}
 	}

@@ -468,6 +468,12 @@ func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl st
 				}
 				b.WriteString(`{"role":`)
 				b.Write(jsonString(m.role))
+				if len(m.blocks) == 0 {
+					b.WriteString(`,"content":""`)
+					b.Write(m.extra)
+					b.WriteByte('}')
+					continue
+				}
 				b.WriteString(`,"content":[`)
 				for j, blk := range m.blocks {
 					if j > 0 {

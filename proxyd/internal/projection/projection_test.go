@@ -194,3 +194,12 @@ func TestMalformedBodiesFail(t *testing.T) {
 		assert.Error(t, err, b)
 	}
 }
+
+func TestEmptySystemMessageAfterCompactCarried(t *testing.T) {
+	msgs := []obj{user(text("This session is being continued from a previous conversation. Summary: ...")),
+		{"role": "system", "content": ""},
+		assistant(toolUse("toolu_1", "Bash", obj{"command": "ls"})), user(toolResult("toolu_1", "a.go", false))}
+	r := project(t, Config{}, msgs)
+	require.NoError(t, validate.Request(r.Body))
+	assert.Equal(t, `{"role":"system","content":""}`, gjson.GetBytes(r.Body, "messages.1").Raw)
+}

@@ -113,7 +113,7 @@ func Request(body []byte) error {
 		c := m.Get("content")
 		switch {
 		case c.Type == gjson.String:
-			if c.Str == "" && role != "assistant" {
+			if c.Str == "" && role != "assistant" && role != "system" {
 				return fmt.Errorf("%s: content must be non-empty", where)
 			}
 		case c.IsArray():
