@@ -165,10 +165,13 @@ var buildProxyOnce = sync.OnceValues(func() (string, error) {
 
 // runSurvey runs the real client as the worker, through the real proxy,
 // against the fake upstream.
-func runSurvey(t *testing.T, project bool) surveyRun {
+func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	bin, err := buildProxyOnce()
 	require.NoError(t, err)
 	env := claudecli.NewEnv(t, "")
+	if plugin {
+		env.InstallPlugin(t)
+	}
 	writeSurveyRepo(t, env.Work)
 	var mu sync.Mutex
 	reads := map[string]int{}
@@ -211,8 +214,13 @@ func runSurvey(t *testing.T, project bool) surveyRun {
 		"tools": []string{"Read", "Write", "Edit", "Bash", "Grep", "Glob"}}})
 	task := fmt.Sprintf("Survey every module m01.go to m%02d.go in %s, fix the bugs marked `BUG:` in them, then prove it with `sh %s`.",
 		surveyModules, filepath.Join(env.Work, "mods"), filepath.Join(env.Work, "check.sh"))
-	res, err := env.Run(ctx, "-p", "--agents", string(agents), "--agent", "synaxi-worker",
-		"--permission-mode", "bypassPermissions", task)
+	args = []string{"-p", "--agents", string(agents), "--agent", "synaxi-worker"}
+	if plugin {
+		// The plugin's own worker, with its hooks (the no-reread hook reads
+		// the proxy's visibility export).
+		args = []string{"-p", "--agent", "synaxi:synaxi-worker"}
+	}
+	res, err := env.Run(ctx, append(args, "--permission-mode", "bypassPermissions", task)...)
 	require.NoError(t, err)
 	logText, _ := os.ReadFile(proxyLog.Name())
 	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s\nproxy:\n%s", res.Stdout, res.Stderr, logText)
@@ -276,8 +284,8 @@ func TestProjectionSurveyThroughRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real client")
 	}
-	off := runSurvey(t, false)
-	on := runSurvey(t, true)
+	off := runSurvey(t, false, false)
+	on := runSurvey(t, true, false)
 	t.Logf("off: %d requests, raw %d, billed-equivalent %.0f, hit %.3f, m01 reads %d", off.requests, off.raw, off.billed, off.hit, off.deltaReads)
 	t.Logf("on:  %d requests, raw %d, billed-equivalent %.0f, hit %.3f, m01 reads %d", on.requests, on.raw, on.billed, on.hit, on.deltaReads)
 	assert.Equal(t, 1, off.deltaReads)
@@ -315,4 +323,22 @@ func recordBodies(t *testing.T, path string, reqs []*fakeapi.Request) {
 		require.NoError(t, err)
 	}
 	require.NoError(t, zw.Close())
+}
+
+// TestProjectionSurveyWithPluginHooks runs the survey as the installed
+// plugin's worker, hooks included: the no-reread hook must allow the
+// deliberate re-reads of what the projection evicted (it reads the proxy's
+// visibility export), so the run stays loop-free.
+func TestProjectionSurveyWithPluginHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real client")
+	}
+	on := runSurvey(t, true, true)
+	t.Logf("plugin, projection on: %d requests, raw %d, billed-equivalent %.0f, hit %.3f, m01 reads %d",
+		on.requests, on.raw, on.billed, on.hit, on.deltaReads)
+	assert.Contains(t, on.stdout, "ALL CHECKS PASS")
+	assert.Zero(t, on.invalid)
+	assert.True(t, on.synthetic && on.dropped)
+	assert.LessOrEqual(t, on.requests, 39, "at most 1.3× the 30 requests the task takes without projection")
+	assert.LessOrEqual(t, on.deltaReads, 5)
 }
