@@ -10,6 +10,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// maxDropNotes bounds the list of dropped results in the snapshot note,
+// most recent first.
+const maxDropNotes = 60
+
 // unchangedStub starts Claude Code's answer to a Read of a file it believes
 // is still in context.
 const unchangedStub = "File unchanged since last read."
@@ -281,10 +285,14 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 func (f *fold) notes() [][]byte {
 	var out [][]byte
 	if len(f.world.evicted) > 0 {
-		keys := sortedKeys(f.world.evicted)
+		keys := f.world.dropped()
 		var sb strings.Builder
 		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed; if you need one again, repeat the call (it is not a loop):\n")
-		for _, k := range keys {
+		for i, k := range keys {
+			if i == maxDropNotes {
+				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)
+				break
+			}
 			sb.WriteString("- ")
 			sb.WriteString(f.world.evicted[k])
 			sb.WriteByte('\n')
@@ -515,7 +523,7 @@ func (f *fold) observe(use block, res block) {
 			f.world.put(ne, step)
 			return
 		}
-		f.world.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path))
+		f.world.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path), f.step)
 		delete(f.world.observed, path)
 	case "Bash", "Grep", "Glob":
 		key, input := strings.ToLower(use.name)+":"+in.Raw, []byte(in.Raw)

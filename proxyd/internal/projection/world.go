@@ -50,6 +50,8 @@ type world struct {
 	tok      func(string) int
 	versions map[string]int
 	used     map[string]int // key → step of the last read, write, edit or reference
+	// evictedAt is the step each evicted key was dropped at.
+	evictedAt map[string]int
 }
 
 // clone copies the maps; entries are immutable and shared.
@@ -60,17 +62,19 @@ func (w *world) clone() *world {
 	c.observed = maps.Clone(w.observed)
 	c.versions = maps.Clone(w.versions)
 	c.used = maps.Clone(w.used)
+	c.evictedAt = maps.Clone(w.evictedAt)
 	return &c
 }
 
 func newWorld(tok func(string) int) *world {
 	return &world{
-		entries:  map[string]*entry{},
-		evicted:  map[string]string{},
-		observed: map[string]*entry{},
-		versions: map[string]int{},
-		used:     map[string]int{},
-		tok:      tok,
+		entries:   map[string]*entry{},
+		evicted:   map[string]string{},
+		observed:  map[string]*entry{},
+		versions:  map[string]int{},
+		used:      map[string]int{},
+		evictedAt: map[string]int{},
+		tok:       tok,
 	}
 }
 
@@ -97,6 +101,7 @@ func (w *world) put(e *entry, step int) {
 	}
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
+	delete(w.evictedAt, e.key)
 	if e.path != "" && !e.partial {
 		w.observed[e.path] = e
 		// A full read supersedes partial reads of the same file.
@@ -114,13 +119,21 @@ func (w *world) touch(key string, step int) {
 	}
 }
 
-// drop removes key, remembering how to get it back.
-func (w *world) drop(key, how string) {
+// drop removes key at step, remembering how to get it back.
+func (w *world) drop(key, how string, step int) {
 	if _, ok := w.entries[key]; !ok {
 		return
 	}
 	delete(w.entries, key)
 	w.evicted[key] = how
+	w.evictedAt[key] = step
+}
+
+// dropped lists the evicted keys, most recently evicted first.
+func (w *world) dropped() []string {
+	keys := sortedKeys(w.evicted)
+	sort.SliceStable(keys, func(i, j int) bool { return w.evictedAt[keys[i]] > w.evictedAt[keys[j]] })
+	return keys
 }
 
 func (w *world) tokens() int {
@@ -163,7 +176,7 @@ func (w *world) evict(budget, step int) int {
 		if total <= budget {
 			break
 		}
-		w.drop(c.e.key, recallHint(c.e))
+		w.drop(c.e.key, recallHint(c.e), step)
 		total -= c.e.tokens
 		n++
 	}
