@@ -23,14 +23,11 @@ const clearedStub = "[Old tool result content cleared]"
 
 // served is one message as the projection serves it.
 type served struct {
-	role    string
-	blocks  [][]byte // canonical block JSON, no cache_control
-	kinds   []string // block types, parallel to blocks
-	tokens  int
-	snap    bool         // part of the world snapshot
-	orig    int          // index in the original messages; -1 for synthetic
-	current bool         // the final message, served in full
-	bp      map[int]bool // blocks that carry a breakpoint
+	role   string
+	blocks [][]byte // canonical block JSON, no cache_control
+	kinds  []string // block types, parallel to blocks
+	tokens int
+	bp     map[int]bool // blocks that carry a breakpoint
 	// stable marks a user message whose curated form is its full form:
 	// served as the current turn, it is re-served unchanged afterwards.
 	stable bool
@@ -91,12 +88,12 @@ func (f *fold) clone() *fold {
 	return &c
 }
 
-// consume folds message i; last says it is the request's final message
+// consume folds the next message; last says it is the request's final message
 // (the current turn, served in full).
-func (f *fold) consume(m message, i int, last bool) error {
+func (f *fold) consume(m message, last bool) error {
 	if f.inHead {
 		if m.role != "assistant" {
-			f.head = append(f.head, f.render(m, i, false))
+			f.head = append(f.head, f.render(m, false))
 			return nil
 		}
 		if !hasRole(f.head, "user") {
@@ -113,12 +110,12 @@ func (f *fold) consume(m message, i int, last bool) error {
 				f.uses[b.id] = b
 			}
 		}
-		s := f.render(m, i, false)
+		s := f.render(m, false)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
 	case "user":
-		full := f.render(m, i, true)
-		cur := f.render(m, i, false)
+		full := f.render(m, true)
+		cur := f.render(m, false)
 		// Re-project when the served size, with this turn in full,
 		// crosses the quantized ceiling. The checkpoint is the
 		// assistant message this turn answers, so the latest completed
@@ -138,7 +135,7 @@ func (f *fold) consume(m message, i int, last bool) error {
 			f.tailTokens += cur.tokens
 		}
 	default: // role "system" inside messages, carried in place
-		s := f.render(m, i, false)
+		s := f.render(m, false)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
 		f.pendingExtras = append(f.pendingExtras, s.blocks...)
@@ -249,8 +246,8 @@ func (f *fold) renderSnapshot() []served {
 		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
 		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
 		out = append(out,
-			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(string(use)), snap: true, orig: -1},
-			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens, snap: true, orig: -1},
+			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(string(use))},
+			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
 		)
 	}
 	notes := f.notes()
@@ -322,8 +319,8 @@ func userExtras(m message) [][]byte {
 
 // render produces a message's served form. full is the current turn's form:
 // nothing curated away.
-func (f *fold) render(m message, orig int, full bool) served {
-	s := served{role: m.role, orig: orig, current: full, extra: m.extra}
+func (f *fold) render(m message, full bool) served {
+	s := served{role: m.role, extra: m.extra}
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		raw := b.raw

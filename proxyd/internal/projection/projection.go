@@ -153,7 +153,7 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 		if last && i > 0 {
 			e.memo.put(key, hashes[i-1], f.clone())
 		}
-		if err := f.consume(m, i, last); err != nil {
+		if err := f.consume(m, last); err != nil {
 			return nil, err
 		}
 	}
@@ -171,8 +171,8 @@ type Result struct {
 	Stats       ledger.ProjectionStats
 	Visibility  *visibility.Export
 	Breakpoints int
-	// Served is the number of messages of the head and snapshot (the part
-	// that only changes at re-projection points).
+	// StableMessages is the number of messages of the goal and snapshot
+	// (the part that only changes at re-projection points).
 	StableMessages int
 	Reprojected    bool
 }
@@ -237,7 +237,7 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 		Evicted:          len(f.world.evicted),
 		Reprojected:      f.reprojected,
 		Breakpoints:      bps,
-		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d stable=%d snap=%d", cfg.budget, cfg.ceiling, f.reprojections, f.stable, len(f.snapList)),
+		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d evictions=%d snapshot=%d stable=%d", cfg.budget, cfg.ceiling, f.reprojections, f.evictions, len(f.snapList), f.stable),
 	}
 	return &Result{Body: served, Stats: stats, Visibility: vis, Breakpoints: bps,
 		StableMessages: len(f.head) + len(f.snap), Reprojected: f.reprojected}, nil
