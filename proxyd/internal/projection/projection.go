@@ -87,6 +87,12 @@ func Window(model string, beta string) int {
 	return 200_000
 }
 
+// outputCap is the size in tokens above which command and search output
+// (never a Read) is kept as its head and tail, with a note on how to see
+// the rest, once it is no longer the current turn: the model saw it in full
+// while acting on it.
+const outputCap = 1000
+
 // Budget is the world budget for a model window when none is configured:
 // an eighth of the window.
 func Budget(window int) int { return window / 8 }
@@ -100,8 +106,7 @@ func (c Config) resolve(window int) resolved {
 		r.threshold = r.budget / 2
 	}
 	r.ceiling = r.budget + r.threshold
-	r.resultCap = max(2000, r.budget/8)
-	r.worldCap = 1000
+	r.resultCap, r.worldCap = outputCap, outputCap
 	if r.tok == nil {
 		r.tok = tokens.Estimate
 	}
