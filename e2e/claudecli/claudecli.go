@@ -16,7 +16,6 @@
 package claudecli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -347,8 +346,12 @@ type Result struct {
 
 // Run runs the CLI with args in the work directory and waits for it. A
 // non-zero exit is reported in Result.ExitCode, not as an error; the error
-// is for a process that could not start or was stopped by ctx. When ctx
-// ends, the whole process group (hooks, MCP servers) is killed.
+// is for a process that could not start or was stopped by ctx.
+//
+// The CLI runs in its own process group. When it exits, or when ctx ends,
+// whatever is left of that group (hooks, MCP servers) is killed, so nothing
+// keeps writing into the Env's directories after Run returns. Daemons that
+// detach into a session of their own (setsid) are not touched.
 func (e *Env) Run(ctx context.Context, args ...string) (*Result, error) {
 	return e.RunProgram(ctx, e.Bin, args...)
 }
@@ -356,24 +359,46 @@ func (e *Env) Run(ctx context.Context, args ...string) (*Result, error) {
 // RunProgram runs any program (a synaxi binary, say) in the work directory
 // with the Env's environment, with Run's semantics.
 func (e *Env) RunProgram(ctx context.Context, prog string, args ...string) (*Result, error) {
+	name := filepath.Base(prog)
+	// Files, not pipes: a straggler holding the output open cannot delay
+	// Wait, and the group is killed as soon as the program itself exits.
+	stdout, err := os.CreateTemp("", "claudecli-stdout-*")
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
+	defer os.Remove(stdout.Name())
+	defer stdout.Close()
+	stderr, err := os.CreateTemp("", "claudecli-stderr-*")
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
+	defer os.Remove(stderr.Name())
+	defer stderr.Close()
+
 	cmd := exec.CommandContext(ctx, prog, args...)
 	cmd.Dir = e.Work
 	cmd.Env = e.Environ()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	err := cmd.Run()
-	res := &Result{Stdout: stdout.String(), Stderr: stderr.String(), ExitCode: cmd.ProcessState.ExitCode()}
+	runErr := cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers; ESRCH when none
+	}
+	res := &Result{Stdout: readAll(stdout), Stderr: readAll(stderr), ExitCode: cmd.ProcessState.ExitCode()}
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return res, fmt.Errorf("run %s: %w", filepath.Base(prog), ctxErr)
+		return res, fmt.Errorf("run %s: %w", name, ctxErr)
 	}
 	var exitErr *exec.ExitError
-	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		return res, fmt.Errorf("run %s: %w", filepath.Base(prog), err)
+	if runErr != nil && !errors.As(runErr, &exitErr) {
+		return res, fmt.Errorf("run %s: %w", name, runErr)
 	}
 	return res, nil
+}
+
+func readAll(f *os.File) string {
+	data, _ := os.ReadFile(f.Name())
+	return string(data)
 }
 
 // withFileLock runs fn holding an exclusive flock on path (created if

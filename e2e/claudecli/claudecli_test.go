@@ -92,3 +92,15 @@ func TestRunReportsExitCodeAndContext(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Less(t, time.Since(start), 15*time.Second, "the process group is killed")
 }
+
+func TestRunKillsStragglers(t *testing.T) {
+	e := &Env{Home: t.TempDir(), Work: t.TempDir()}
+	marker := filepath.Join(e.Work, "straggler-wrote")
+	start := time.Now()
+	res, err := e.RunProgram(context.Background(), "sh", "-c", "(sleep 2; touch "+marker+") & echo started")
+	require.NoError(t, err)
+	assert.Equal(t, "started\n", res.Stdout)
+	assert.Less(t, time.Since(start), 2*time.Second, "Run does not wait for a child holding the output open")
+	time.Sleep(3 * time.Second)
+	assert.NoFileExists(t, marker, "the leftover child was killed with the group")
+}
