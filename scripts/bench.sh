@@ -16,6 +16,8 @@ mkdir -p bench
 raw=$(mktemp bench/raw.XXXXXX.tmp)
 trap 'rm -f "$raw"' EXIT
 
+# Load before the run: on a shared machine it says how much to trust the numbers.
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime | sed 's/.*load averages*: //')
 found=0
 for m in $modules; do
 	[[ -d $m ]] || continue
@@ -41,6 +43,7 @@ cores=$(nproc 2>/dev/null || sysctl -n hw.ncpu)
 	echo "- commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "- machine: $cores cores, $cpu, $(uname -sm)"
 	echo "- go: $(go env GOVERSION)"
+	echo "- load average (1, 5, 15 min) when the run started: $load"
 	echo "- command: \`scripts/bench.sh\` (\`go test -run '^\$' -bench $bench -benchmem -benchtime $benchtime\` per package)"
 	echo
 	echo "| package | benchmark | iterations | metrics |"
