@@ -59,6 +59,12 @@ type fold struct {
 
 	snapTokens, tailTokens int
 
+	// shown is, per identity, the latest result the request serves
+	// verbatim; refs maps the tool_use id of a result served as a
+	// reference to the text it stands for (see dedupe.go).
+	shown map[string]shownCopy
+	refs  map[string]string
+
 	reminded      bool // the final message carries the memory reminder
 	inHead        bool // no assistant message seen yet
 	reprojections int
@@ -67,7 +73,8 @@ type fold struct {
 }
 
 func newFold(cfg resolved) *fold {
-	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, inHead: true}
+	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, inHead: true,
+		shown: map[string]shownCopy{}, refs: map[string]string{}}
 }
 
 // clone copies the state so that folding more messages into the copy
@@ -85,6 +92,8 @@ func (f *fold) clone() *fold {
 	c.pendingExtras = slices.Clone(f.pendingExtras)
 	c.snapList = slices.Clone(f.snapList)
 	c.headNotes = slices.Clone(f.headNotes)
+	c.shown = maps.Clone(f.shown)
+	c.refs = maps.Clone(f.refs)
 	return &c
 }
 
@@ -93,7 +102,7 @@ func (f *fold) clone() *fold {
 func (f *fold) consume(m message, last bool) error {
 	if f.inHead {
 		if m.role != "assistant" {
-			f.head = append(f.head, f.render(m, false))
+			f.head = append(f.head, f.render(m, false, nil))
 			return nil
 		}
 		if !hasRole(f.head, "user") {
@@ -110,12 +119,11 @@ func (f *fold) consume(m message, last bool) error {
 				f.uses[b.id] = b
 			}
 		}
-		s := f.render(m, false)
+		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
 	case "user":
-		full := f.render(m, true)
-		cur := f.render(m, false)
+		full := f.render(m, true, nil)
 		// Re-project when the served size, with this turn in full,
 		// crosses the quantized ceiling. The checkpoint is the
 		// assistant message this turn answers, so the latest completed
@@ -124,6 +132,9 @@ func (f *fold) consume(m message, last bool) error {
 			len(f.tail) > 1 && f.tail[len(f.tail)-1].role == "assistant" {
 			f.reproject()
 		}
+		// The curated form is decided after any re-projection, against
+		// exactly what this request serves before the message.
+		cur := f.render(m, false, f.indexResult)
 		f.ingest(m)
 		f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
 		full.stable = sameBlocks(full.blocks, cur.blocks)
@@ -135,7 +146,7 @@ func (f *fold) consume(m message, last bool) error {
 			f.tailTokens += cur.tokens
 		}
 	default: // role "system" inside messages, carried in place
-		s := f.render(m, false)
+		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
 		f.pendingExtras = append(f.pendingExtras, s.blocks...)
@@ -228,6 +239,7 @@ func (f *fold) reproject() {
 	f.headNotes = nil
 	f.snapTokens = 0
 	f.snap = f.renderSnapshot()
+	f.indexSnapshot()
 	for _, s := range f.snap {
 		f.snapTokens += s.tokens
 	}
@@ -318,14 +330,19 @@ func userExtras(m message) [][]byte {
 }
 
 // render produces a message's served form. full is the current turn's form:
-// nothing curated away.
-func (f *fold) render(m message, full bool) served {
+// nothing curated away. note, if set, is told how each tool_result was
+// curated.
+func (f *fold) render(m message, full bool, note func(block, curation)) served {
 	s := served{role: m.role, extra: m.extra}
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		raw := b.raw
 		if b.typ == "tool_result" {
-			raw = f.curateResult(*b, full)
+			var how curation
+			raw, how = f.curateResult(*b, full)
+			if note != nil {
+				note(*b, how)
+			}
 		}
 		if (b.typ == "text" && b.text == "") || len(raw) == 0 {
 			continue // empty text blocks are invalid
@@ -348,32 +365,39 @@ func (f *fold) render(m message, full bool) served {
 }
 
 // curateResult restores evicted content behind Claude Code's unchanged stub
-// and, outside the current turn, shortens very large non-Read output to its
-// head and tail with a note on how to see the rest.
-func (f *fold) curateResult(b block, full bool) []byte {
+// and, outside the current turn, replaces a result identical to one the
+// request still shows by a reference to it, and shortens very large
+// non-Read output to its head and tail with a note on how to see the rest.
+func (f *fold) curateResult(b block, full bool) ([]byte, curation) {
 	use, ok := f.uses[b.toolUseID]
 	if !ok {
-		return b.raw
+		return b.raw, curOther
 	}
 	if use.name == "Read" && strings.HasPrefix(strings.TrimSpace(b.text), unchangedStub) {
 		path := use.input.Get("file_path").String()
 		if e, ok := f.world.observed[path]; ok && !f.visible(path) {
-			return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, e.content)
+			return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, e.content), curOther
 		}
 	}
-	if full || use.name == "Read" || b.images > 0 {
-		return b.raw
+	if full || b.images > 0 {
+		return b.raw, curVerbatim
+	}
+	if c, ok := f.earlierCopy(use, b); ok {
+		return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, jsonString(reference(c))), curReference
+	}
+	if use.name == "Read" {
+		return b.raw, curVerbatim
 	}
 	limit := f.cfg.resultCap
 	if f.cfg.tok(b.text) <= limit {
-		return b.raw
+		return b.raw, curVerbatim
 	}
 	short := digest(b.text, f.cfg.tok(b.text), use, 4*limit/2)
 	out := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s`, b.toolUseID, jsonString(short))
 	if b.isError {
 		out = append(out, `,"is_error":true`...)
 	}
-	return append(out, '}')
+	return append(out, '}'), curOther
 }
 
 // visible reports whether a file's full content is in the served context:
@@ -532,13 +556,15 @@ func (f *fold) observe(use block, res block) {
 			key, input = "cmd:"+cmd, jsonObject("command", cmd)
 		}
 		content := res.content
-		if n := f.cfg.tok(text); n > f.cfg.worldCap {
+		n := f.cfg.tok(text)
+		short := n > f.cfg.worldCap // the snapshot shows its head and tail only
+		if short {
 			content = jsonString(digest(text, n, use, 4*f.cfg.worldCap/2))
 		}
 		if content == nil {
 			content = jsonString(text)
 		}
-		f.world.put(&entry{key: key, tool: use.name, input: input, content: content, text: text}, step)
+		f.world.put(&entry{key: key, tool: use.name, input: input, content: content, text: text, short: short}, step)
 	}
 }
 

@@ -552,7 +552,10 @@ func (f *fold) visibility(now time.Time) *visibility.Export {
 			if !ok || u.name != "Read" {
 				continue
 			}
-			text := gjson.GetBytes(s.blocks[i], "content").String()
+			text, ref := f.refs[id]
+			if !ref {
+				text = gjson.GetBytes(s.blocks[i], "content").String()
+			}
 			_, first, last, _, ok := parseNumbered(text)
 			if !ok {
 				continue

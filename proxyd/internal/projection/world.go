@@ -22,6 +22,7 @@ type entry struct {
 	input   []byte // its input JSON
 	content []byte // the tool_result content JSON (a string or an array)
 	text    string // the content's text (for Edit application)
+	short   bool   // content is a head-and-tail digest of text
 	tokens  int
 
 	ver int // how many times the key was put before this version
