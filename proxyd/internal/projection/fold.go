@@ -258,7 +258,7 @@ func (f *fold) renderSnapshot() []served {
 		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
 		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
 		out = append(out,
-			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(string(use))},
+			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(stringOf(use))},
 			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
 		)
 	}
@@ -284,7 +284,7 @@ func (f *fold) renderSnapshot() []served {
 func blocksTokens(tok func(string) int, bs [][]byte) int {
 	n := 0
 	for _, b := range bs {
-		n += tok(string(b))
+		n += tok(stringOf(b))
 	}
 	return n
 }
@@ -339,7 +339,7 @@ func (f *fold) render(m message, full bool, note func(block, curation)) served {
 		raw := b.raw
 		if b.typ == "tool_result" {
 			var how curation
-			raw, how = f.curateResult(*b, full)
+			raw, how = f.curateResult(b, full)
 			if note != nil {
 				note(*b, how)
 			}
@@ -352,7 +352,7 @@ func (f *fold) render(m message, full bool, note func(block, curation)) served {
 		if &raw[0] == &b.raw[0] {
 			s.tokens += b.tokenCount(f.cfg.tok)
 		} else {
-			s.tokens += f.cfg.tok(string(raw))
+			s.tokens += f.cfg.tok(stringOf(raw))
 		}
 	}
 	if len(s.blocks) == 0 && m.role != "system" {
@@ -368,7 +368,7 @@ func (f *fold) render(m message, full bool, note func(block, curation)) served {
 // and, outside the current turn, replaces a result identical to one the
 // request still shows by a reference to it, and shortens very large
 // non-Read output to its head and tail with a note on how to see the rest.
-func (f *fold) curateResult(b block, full bool) ([]byte, curation) {
+func (f *fold) curateResult(b *block, full bool) ([]byte, curation) {
 	use, ok := f.uses[b.toolUseID]
 	if !ok {
 		return b.raw, curOther
@@ -382,17 +382,18 @@ func (f *fold) curateResult(b block, full bool) ([]byte, curation) {
 	if full || b.images > 0 {
 		return b.raw, curVerbatim
 	}
-	if c, ok := f.earlierCopy(use, b); ok {
+	if c, ok := f.earlierCopy(use, *b); ok {
 		return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, jsonString(reference(c))), curReference
 	}
 	if use.name == "Read" {
 		return b.raw, curVerbatim
 	}
 	limit := f.cfg.resultCap
-	if f.cfg.tok(b.text) <= limit {
+	n := b.textTokenCount(f.cfg.tok)
+	if n <= limit {
 		return b.raw, curVerbatim
 	}
-	short := digest(b.text, f.cfg.tok(b.text), use, 4*limit/2)
+	short := digest(b.text, n, use, 4*limit/2)
 	out := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s`, b.toolUseID, jsonString(short))
 	if b.isError {
 		out = append(out, `,"is_error":true`...)
@@ -471,7 +472,8 @@ func rerunHint(use block) string {
 
 // ingest folds a user message's tool results into the world and memory.
 func (f *fold) ingest(m message) {
-	for _, b := range m.blocks {
+	for i := range m.blocks {
+		b := &m.blocks[i]
 		if b.typ != "tool_result" {
 			continue
 		}
@@ -483,7 +485,7 @@ func (f *fold) ingest(m message) {
 	}
 }
 
-func (f *fold) observe(use block, res block) {
+func (f *fold) observe(use block, res *block) {
 	in := use.input
 	text := res.text
 	f.mem.observe(use.name, in.Get("command").String(), text, res.isError)
@@ -556,7 +558,7 @@ func (f *fold) observe(use block, res block) {
 			key, input = "cmd:"+cmd, jsonObject("command", cmd)
 		}
 		content := res.content
-		n := f.cfg.tok(text)
+		n := res.textTokenCount(f.cfg.tok)
 		short := n > f.cfg.worldCap // the snapshot shows its head and tail only
 		if short {
 			content = jsonString(digest(text, n, use, 4*f.cfg.worldCap/2))

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
@@ -31,14 +32,34 @@ type block struct {
 
 	tokens  int // estimated tokens of raw
 	counted bool
+
+	textTokens  int // estimated tokens of text
+	textCounted bool
 }
 
 // tokenCount estimates the block's tokens once.
 func (b *block) tokenCount(tok func(string) int) int {
 	if !b.counted {
-		b.tokens, b.counted = tok(string(b.raw)), true
+		b.tokens, b.counted = tok(stringOf(b.raw)), true
 	}
 	return b.tokens
+}
+
+// textTokenCount estimates the tokens of the block's text once.
+func (b *block) textTokenCount(tok func(string) int) int {
+	if !b.textCounted {
+		b.textTokens, b.textCounted = tok(b.text), true
+	}
+	return b.textTokens
+}
+
+// stringOf views bytes the engine never mutates as a string, without a
+// copy, for read-only use (token estimates, hashing).
+func stringOf(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // message is one entry of the request's messages, canonical: content is
@@ -71,8 +92,14 @@ func parseMessage(m gjson.Result, i int) (message, error) {
 		return message{}, fmt.Errorf("message %d has no role", i)
 	}
 	msg := message{role: role}
+	var c gjson.Result
 	m.ForEach(func(k, v gjson.Result) bool {
-		if k.Str != "role" && k.Str != "content" {
+		switch {
+		case k.Str == "content":
+			if !c.Exists() {
+				c = v // the first, as Get finds it
+			}
+		case k.Str != "role":
 			msg.extra = append(msg.extra, ',')
 			msg.extra = append(msg.extra, k.Raw...)
 			msg.extra = append(msg.extra, ':')
@@ -80,7 +107,6 @@ func parseMessage(m gjson.Result, i int) (message, error) {
 		}
 		return true
 	})
-	c := m.Get("content")
 	var err error
 	switch {
 	case c.Type == gjson.String:
@@ -88,7 +114,7 @@ func parseMessage(m gjson.Result, i int) (message, error) {
 	case c.IsArray():
 		c.ForEach(func(_, b gjson.Result) bool {
 			var pb block
-			pb, err = parseBlock([]byte(b.Raw))
+			pb, err = parseBlockString(b.Raw)
 			if err != nil {
 				return false
 			}
@@ -110,7 +136,7 @@ func messageHash(prev [32]byte, m gjson.Result, i int) ([32]byte, error) {
 	h.Write(prev[:])
 	if !strings.Contains(m.Raw, `"cache_control"`) {
 		h.Write([]byte("raw\x00"))
-		h.Write([]byte(m.Raw))
+		h.Write(bytesOf(m.Raw))
 	} else {
 		pm, err := parseMessage(m, i)
 		if err != nil {
@@ -134,29 +160,74 @@ func textBlock(s string) block {
 	return block{raw: raw, typ: "text", text: s}
 }
 
+// bytesOf views a string as bytes, without a copy, for read-only use.
+func bytesOf(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
 // parseBlock canonicalises one content block.
 func parseBlock(raw []byte) (block, error) {
-	if len(raw) == 0 || raw[0] != '{' {
+	return parseBlockString(string(raw))
+}
+
+// parseBlockString canonicalises one content block from its JSON text,
+// reading its fields in one pass.
+func parseBlockString(rs string) (block, error) {
+	if len(rs) == 0 || rs[0] != '{' {
 		return block{}, fmt.Errorf("content block is not an object")
 	}
-	raw = stripCacheControl(raw)
-	r := gjson.ParseBytes(raw)
-	b := block{raw: raw, typ: r.Get("type").String()}
+	// rs is immutable; so are the raw bytes viewed from it (nothing writes
+	// into a block's bytes, and their capacity ends at their length, so an
+	// append copies).
+	raw := bytesOf(rs)
+	if strings.Contains(rs, `"cache_control"`) {
+		raw = stripCacheControl([]byte(rs))
+		rs = string(raw)
+	}
+	// The first occurrence of each field, as gjson's Get finds it.
+	var typ, text, id, name, input, toolUseID, isError, content gjson.Result
+	gjson.Parse(rs).ForEach(func(k, v gjson.Result) bool {
+		var p *gjson.Result
+		switch k.Str {
+		case "type":
+			p = &typ
+		case "text":
+			p = &text
+		case "id":
+			p = &id
+		case "name":
+			p = &name
+		case "input":
+			p = &input
+		case "tool_use_id":
+			p = &toolUseID
+		case "is_error":
+			p = &isError
+		case "content":
+			p = &content
+		default:
+			return true
+		}
+		if !p.Exists() {
+			*p = v
+		}
+		return true
+	})
+	b := block{raw: raw, typ: typ.String()}
 	switch b.typ {
 	case "text":
-		b.text = r.Get("text").String()
+		b.text = text.String()
 	case "tool_use", "server_tool_use":
-		b.id = r.Get("id").String()
-		b.name = r.Get("name").String()
-		b.input = r.Get("input")
+		b.id = id.String()
+		b.name = name.String()
+		b.input = input
 	case "tool_result":
-		b.toolUseID = r.Get("tool_use_id").String()
-		b.isError = r.Get("is_error").Bool()
-		c := r.Get("content")
-		if c.Exists() {
-			b.content = []byte(c.Raw)
+		b.toolUseID = toolUseID.String()
+		b.isError = isError.Bool()
+		if content.Exists() {
+			b.content = bytesOf(content.Raw)
 		}
-		b.text, b.images = resultText(c)
+		b.text, b.images = resultText(content)
 	}
 	return b, nil
 }

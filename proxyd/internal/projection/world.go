@@ -98,7 +98,7 @@ func (w *world) put(e *entry, step int) {
 	e.ver = w.versions[e.key]
 	w.versions[e.key]++
 	if e.tokens == 0 {
-		e.tokens = w.tok(string(e.content)) + 12
+		e.tokens = w.tok(stringOf(e.content)) + 12
 	}
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
