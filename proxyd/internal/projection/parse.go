@@ -72,9 +72,40 @@ type message struct {
 
 var errNoMessages = errors.New("request has no messages")
 
-// splitMessages returns the raw messages of body.
-func splitMessages(body []byte) ([]gjson.Result, error) {
-	ms := gjson.GetBytes(body, "messages")
+// request is a body's top-level fields, read in one pass (each field's
+// first occurrence, as Get finds it). Its results are views of one copy of
+// the body, so folded state may keep them.
+type request struct {
+	top                            gjson.Result
+	model, messages, system, tools gjson.Result
+}
+
+func parseRequest(body []byte) request {
+	r := request{top: gjson.Parse(string(body))}
+	r.top.ForEach(func(k, v gjson.Result) bool {
+		var p *gjson.Result
+		switch k.Str {
+		case "model":
+			p = &r.model
+		case "messages":
+			p = &r.messages
+		case "system":
+			p = &r.system
+		case "tools":
+			p = &r.tools
+		default:
+			return true
+		}
+		if !p.Exists() {
+			*p = v
+		}
+		return true
+	})
+	return r
+}
+
+// splitMessages returns the raw messages of the request.
+func splitMessages(ms gjson.Result) ([]gjson.Result, error) {
 	if !ms.IsArray() {
 		return nil, errNoMessages
 	}
@@ -284,7 +315,7 @@ func stripCacheControl(raw []byte) []byte {
 
 // clientTTL returns "1h" when any client cache_control asks for a one-hour
 // time to live, else "" (the default five minutes).
-func clientTTL(body []byte) string {
+func clientTTL(body []byte, req request) string {
 	if !bytes.Contains(body, []byte(`"1h"`)) {
 		return ""
 	}
@@ -308,10 +339,9 @@ func clientTTL(body []byte) string {
 			r.ForEach(func(_, v gjson.Result) bool { walk(v); return found == "" })
 		}
 	}
-	for _, k := range []string{"system", "tools"} {
-		walk(gjson.GetBytes(body, k))
-	}
-	gjson.GetBytes(body, "messages").ForEach(func(_, m gjson.Result) bool {
+	walk(req.system)
+	walk(req.tools)
+	req.messages.ForEach(func(_, m gjson.Result) bool {
 		walk(m.Get("content"))
 		return found == ""
 	})

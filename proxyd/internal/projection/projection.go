@@ -209,9 +209,10 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 	if !gjson.ValidBytes(body) {
 		return nil, errors.New("request body is not valid JSON")
 	}
-	model := gjson.GetBytes(body, "model").String()
+	req := parseRequest(body)
+	model := req.model.String()
 	cfg := e.cfg.resolve(Window(model, beta))
-	raws, err := splitMessages(body)
+	raws, err := splitMessages(req.messages)
 	if err != nil {
 		return nil, err
 	}
@@ -220,14 +221,14 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 		return nil, err
 	}
 	out := f.served()
-	ttl := clientTTL(body)
-	sys, err := projectSystem(gjson.GetBytes(body, "system"))
+	ttl := clientTTL(body, req)
+	sys, err := projectSystem(req.system)
 	if err != nil {
 		return nil, err
 	}
-	tools := projectTools(gjson.GetBytes(body, "tools"), e.cfg.TrimTools, out)
+	tools := projectTools(req.tools, e.cfg.TrimTools, out)
 	bps := placeBreakpoints(sys, out, f, f.reminded)
-	served := assemble(body, sys, tools, out, ttl)
+	served := assemble(req, len(body), sys, tools, out, ttl)
 	now := time.Now
 	if e.cfg.Now != nil {
 		now = e.cfg.Now
@@ -430,13 +431,13 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold, reminder bool) int
 
 // assemble writes the served body: the client's top-level fields in their
 // order with system, tools and messages replaced.
-func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl string) []byte {
+func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []served, ttl string) []byte {
 	cc := `{"type":"ephemeral"}`
 	if ttl != "" {
 		cc = `{"type":"ephemeral","ttl":"` + ttl + `"}`
 	}
 	var b bytes.Buffer
-	b.Grow(len(body))
+	b.Grow(size)
 	b.WriteByte('{')
 	first := true
 	sep := func() {
@@ -445,7 +446,7 @@ func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl st
 		}
 		first = false
 	}
-	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+	req.top.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "system":
 			sep()
@@ -506,7 +507,7 @@ func assemble(body []byte, sys []sysBlock, tools [][]byte, msgs []served, ttl st
 		}
 		return true
 	})
-	if !gjson.GetBytes(body, "system").Exists() {
+	if !req.system.Exists() {
 		// The identity and contract are always served.
 		sep()
 		writeSystem(&b, sys, cc)
