@@ -3,6 +3,8 @@ package projection
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // A result the served context already shows is not shown twice: when a
@@ -55,15 +57,27 @@ func resultKey(use block) (key string, ok bool) {
 	return "", false
 }
 
-// callLabel names a call in a reference.
-func callLabel(tool string, key string) string {
+// callLabel names a call in a reference, from its tool name and input.
+func callLabel(tool string, input gjson.Result) string {
 	switch tool {
 	case "Read":
-		return "Read " + clip(key, 200)
+		label := "Read " + clip(input.Get("file_path").String(), 200)
+		offset, limit := input.Get("offset"), input.Get("limit")
+		if offset.Exists() || limit.Exists() {
+			label += fmt.Sprintf(" (offset %s, limit %s)", orNone(offset.Raw), orNone(limit.Raw))
+		}
+		return label
 	case "Bash":
-		return "Bash `" + clip(strings.TrimPrefix(key, "cmd:"), 160) + "`"
+		return "Bash `" + clip(input.Get("command").String(), 160) + "`"
 	}
-	return tool + " " + clip(key[strings.IndexByte(key, ':')+1:], 160)
+	return tool + " " + clip(input.Raw, 160)
+}
+
+func orNone(raw string) string {
+	if raw == "" {
+		return "none"
+	}
+	return raw
 }
 
 // reference is the curated text of a result identical to an earlier one.
@@ -103,7 +117,7 @@ func (f *fold) indexSnapshot() {
 		if e.short || strings.TrimSpace(e.text) == "" {
 			continue
 		}
-		f.shown[e.key] = shownCopy{id: e.id(), text: e.text, label: callLabel(e.tool, e.key)}
+		f.shown[e.key] = shownCopy{id: e.id(), text: e.text, label: callLabel(e.tool, gjson.ParseBytes(e.input))}
 	}
 }
 
@@ -124,7 +138,7 @@ func (f *fold) indexResult(b block, how curation) {
 	case how == curReference:
 		f.refs[b.toolUseID] = b.text
 	case how == curVerbatim && dedupable(b):
-		f.shown[key] = shownCopy{id: b.toolUseID, text: b.text, label: callLabel(use.name, key)}
+		f.shown[key] = shownCopy{id: b.toolUseID, text: b.text, label: callLabel(use.name, use.input)}
 	default:
 		delete(f.shown, key)
 	}

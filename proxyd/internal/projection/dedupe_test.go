@@ -153,3 +153,15 @@ func TestSnapshotCopyIsReferencedBySyntheticID(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(string(res.Body), "a line 60: some code"), "served once, in the snapshot")
 	assert.Equal(t, 60, res.Visibility.Files["/w/a.go"].Visible[0].End)
 }
+
+func TestCallLabel(t *testing.T) {
+	for _, tc := range []struct{ tool, input, want string }{
+		{"Read", `{"file_path":"/w/a#b.go"}`, "Read /w/a#b.go"},
+		{"Read", `{"file_path":"/w/a.go","offset":10,"limit":20}`, "Read /w/a.go (offset 10, limit 20)"},
+		{"Read", `{"file_path":"/w/a.go","limit":20}`, "Read /w/a.go (offset none, limit 20)"},
+		{"Bash", `{"command":"go test ./..."}`, "Bash `go test ./...`"},
+		{"Grep", `{"pattern":"func"}`, `Grep {"pattern":"func"}`},
+	} {
+		assert.Equal(t, tc.want, callLabel(tc.tool, gjson.Parse(tc.input)))
+	}
+}
