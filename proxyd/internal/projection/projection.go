@@ -7,8 +7,9 @@
 // tool_use/tool_result exchanges with deterministic ids, followed by a note
 // naming what was dropped and how to get it back — and the tail: every
 // message since the last re-projection point, appended as the client sent
-// it (large non-Read output shortened once it is no longer the current
-// turn). Operational memory rides in a <system-reminder> on the final
+// it (once it is no longer the current turn, a result identical to one the
+// request still shows becomes a reference to it, and large non-Read output
+// is shortened). Operational memory rides in a <system-reminder> on the final
 // message only.
 //
 // Re-projection happens only at deterministic points: when the served size,
