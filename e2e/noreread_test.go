@@ -466,14 +466,22 @@ func TestStatusLineInRealClient(t *testing.T) {
 	require.NoError(t, err)
 	panePID, _ := strconv.Atoi(strings.TrimSpace(string(pidOut)))
 	t.Cleanup(func() {
-		// End the client this test started, so its files can be removed.
+		// End the client this test started and everything it spawned (hooks,
+		// the MCP server, status line runs), so no process is still writing
+		// into the temporary HOME when it is removed. A tmux pane leads its
+		// own process group.
 		_ = exec.Command(tmux, "kill-session", "-t", name).Run()
-		for i := 0; i < 50 && panePID > 0 && syscall.Kill(panePID, 0) == nil; i++ {
+		if panePID <= 0 {
+			return
+		}
+		for i := 0; i < 50 && syscall.Kill(-panePID, 0) == nil; i++ {
+			if i == 20 {
+				_ = syscall.Kill(-panePID, syscall.SIGKILL)
+			}
 			time.Sleep(100 * time.Millisecond)
 		}
-		if panePID > 0 {
-			_ = syscall.Kill(panePID, syscall.SIGKILL)
-		}
+		_ = syscall.Kill(-panePID, syscall.SIGKILL)
+		_ = syscall.Kill(panePID, syscall.SIGKILL)
 	})
 	screen := func() string {
 		out, _ := exec.Command(tmux, "capture-pane", "-p", "-t", name).Output()
