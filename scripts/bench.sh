@@ -33,6 +33,8 @@ for m in $modules; do
 done
 ((found)) || { echo "bench.sh: no benchmarks found" >&2; exit 1; }
 
+# Before bench/RESULTS.md is rewritten, or the tree would always read dirty.
+commit=$(git describe --always --dirty 2>/dev/null || echo unknown)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 [[ -n $cpu ]] || cpu=$(sysctl -n machdep.cpu.brand_string 2>/dev/null || uname -m)
 cores=$(nproc 2>/dev/null || sysctl -n hw.ncpu)
@@ -40,7 +42,7 @@ cores=$(nproc 2>/dev/null || sysctl -n hw.ncpu)
 	echo "# Benchmark results"
 	echo
 	echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "- commit: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "- commit: $commit"
 	echo "- machine: $cores cores, $cpu, $(uname -sm)"
 	echo "- go: $(go env GOVERSION)"
 	echo "- load average (1, 5, 15 min) when the run started: $load"
