@@ -23,10 +23,12 @@ import (
 // replay's simulator; each body is then sent, at its own time, to a fresh
 // fakeapi upstream per side, whose usage must be identical.
 func TestReplayCacheSimulationMatchesFakeAPI(t *testing.T) {
-	transcript := filepath.Join(claudecli.FixturesDir(), "claude-code-sessions", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
-	if _, err := os.Stat(transcript); err != nil {
-		t.Skipf("fixture transcript: %v", err)
-	}
+	// The repository's byte-for-byte copy of the shared fixture, so the test
+	// always runs.
+	transcript := filepath.Join(claudecli.RepoRoot(), "internal", "transcript", "testdata",
+		"claude-code-sessions", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+	_, err := os.Stat(transcript)
+	require.NoError(t, err, "fixture transcript")
 	bin, err := buildProxyOnce()
 	require.NoError(t, err)
 	dumpPath := filepath.Join(t.TempDir(), "dump.jsonl")

@@ -22,14 +22,15 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-const fixtures = "../../../../shared/fixtures/claude-code-sessions"
+// fixtures is the byte-for-byte copy of shared/fixtures/claude-code-sessions
+// kept in the repository (see its README), so these tests always run.
+const fixtures = "../../../internal/transcript/testdata/claude-code-sessions"
 
 func fixture(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(fixtures, name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixture %s not present: %v", p, err)
-	}
+	_, err := os.Stat(p)
+	require.NoError(t, err, "fixture transcript")
 	return p
 }
 
