@@ -85,26 +85,6 @@ func findUp(dir, name string) (string, bool) {
 	}
 }
 
-// FixturesDir returns the shared fixtures directory: $SYNAXI_FIXTURES if set,
-// else shared/fixtures in the checkout's parent directory (or the one above
-// it), wherever that is; the first candidate if none exists.
-func FixturesDir() string {
-	if d := os.Getenv("SYNAXI_FIXTURES"); d != "" {
-		return d
-	}
-	parent := filepath.Dir(RepoRoot())
-	candidates := []string{
-		filepath.Join(parent, "shared", "fixtures"),
-		filepath.Join(filepath.Dir(parent), "shared", "fixtures"),
-	}
-	for _, c := range candidates {
-		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
-			return c
-		}
-	}
-	return candidates[0]
-}
-
 // CacheDir is where the pinned CLI is installed: <repo>/.cache/claude-code.
 func CacheDir() string { return filepath.Join(RepoRoot(), ".cache", "claude-code") }
 
