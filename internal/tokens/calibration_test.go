@@ -23,7 +23,7 @@ import (
 var (
 	update    = flag.Bool("update", false, "regenerate testdata/api-requests.jsonl.gz from the shared API traffic fixture")
 	calibrate = flag.Bool("calibrate", false, "fit the coefficients to the measurements and print them")
-	trafficIn = flag.String("traffic", "/work/shared/fixtures/anthropic-api-traffic/claude-trace-test-traffic.jsonl", "API traffic fixture read by -update")
+	trafficIn = flag.String("traffic", "../../../shared/fixtures/anthropic-api-traffic/claude-trace-test-traffic.jsonl", "API traffic fixture read by -update (shared/ beside the checkout)")
 )
 
 const (
