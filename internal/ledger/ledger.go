@@ -156,6 +156,8 @@ func (s *Summary) Add(r *Row) {
 	s.All.Add(r.Usage)
 	saved, ok := r.Saved()
 	switch {
+	case r.FailOpen:
+		// Counted above; whatever its probe said, it measures no projection.
 	case ok:
 		s.Measured++
 		s.Counterfactual += *r.Counterfactual

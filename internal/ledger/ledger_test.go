@@ -81,13 +81,13 @@ func TestSummaryAdd(t *testing.T) {
 	s.Add(&Row{Time: now.Add(time.Second), Session: "s", Status: 200, Projected: true,
 		CounterfactualNull: "count_tokens: timeout", Usage: Usage{Input: 10, CacheRead: 1000}})
 	s.Add(&Row{Time: now.Add(2 * time.Second), Session: "s", Status: 200, FailOpen: true, FailOpenReason: "panic",
-		Usage: Usage{Input: 7}})
+		CounterfactualNull: "not measured: panic", Usage: Usage{Input: 7}})
 
 	assert.EqualValues(t, 3, s.Requests)
 	assert.EqualValues(t, 2, s.Projected)
 	assert.EqualValues(t, 1, s.FailOpens)
 	assert.EqualValues(t, 1, s.Measured)
-	assert.EqualValues(t, 1, s.ProbeFailures)
+	assert.EqualValues(t, 1, s.ProbeFailures, "a fail-open is not also a probe failure")
 	assert.EqualValues(t, 5000-1010, s.SavedTokens)
 	assert.Equal(t, "claude-sonnet-4-6", s.Model, "a row without a model keeps the last known one")
 	assert.Equal(t, now.Add(2*time.Second), s.Updated)

@@ -24,7 +24,7 @@ func (rep *Report) WriteHTML(w io.Writer, generated time.Time) error {
 	var st struct{ origMsgs, servedMsgs, origBytes, servedBytes, evicted, reproj, projected int }
 	for i := range rows {
 		r := &rows[i]
-		if saved, ok := r.Saved(); ok && !r.FailOpen {
+		if saved, ok := r.Saved(); ok {
 			tok += float64(saved)
 			usd += ledger.SavedUSD(r.Model, *r.Counterfactual, r.CounterfactualCached, r.Usage)
 		}

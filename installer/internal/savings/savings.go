@@ -81,10 +81,9 @@ func Build(rows []ledger.Row, session string) *Report {
 
 func (s *Session) add(r ledger.Row) {
 	if r.FailOpen {
-		// Nothing was projected: count it, keep its usage, exclude it from
-		// savings.
+		// Nothing was projected: ledger.Summary keeps its usage and leaves
+		// it out of savings and probe failures.
 		s.FailOpenRows++
-		r.Counterfactual, r.CounterfactualNull = nil, ""
 	}
 	s.Summary.Add(&r)
 }
