@@ -76,7 +76,8 @@ type Server struct {
 	active, lastActive                              atomic.Int64
 	pending                                         sync.WaitGroup
 	cfMu                                            sync.Mutex
-	previous                                        map[string]int64 // context → last counterfactual
+	previous                                        map[string]int64         // context → last counterfactual
+	tails                                           map[string]chan struct{} // context → its latest exchange's recorded
 }
 
 // NewTransport is the upstream transport: the default one, except that it
@@ -109,7 +110,7 @@ func New(o Options) (*Server, error) {
 	if o.ProbeTimeout == 0 {
 		o.ProbeTimeout = 60 * time.Second
 	}
-	s := &Server{o: o, log: o.Logger, started: time.Now(), previous: map[string]int64{}}
+	s := &Server{o: o, log: o.Logger, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
 	s.lastActive.Store(time.Now().UnixNano())
 	s.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -157,6 +158,10 @@ type exchange struct {
 	failOpen         string // why the original was forwarded; "" when it was not a fault
 	stats            *ledger.ProjectionStats
 	firstRequest     bool
+
+	// Rows of one context are recorded in request order: record waits for
+	// after (the context's previous exchange) and closes recorded.
+	after, recorded chan struct{}
 
 	probeDone      chan struct{} // closed when the probe has answered
 	counterfactual *int64
@@ -266,6 +271,7 @@ func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
 	if x.gated {
 		s.gated.Add(1)
 		x.firstRequest = gjson.GetBytes(body, "messages.#").Int() == 1
+		s.enqueue(x)
 		s.startProbe(r, x)
 		s.project(r, x)
 	}
@@ -469,6 +475,7 @@ func (s *Server) errorHandler(w http.ResponseWriter, r *http.Request, err error)
 func (s *Server) finish(x *exchange) {
 	go func() {
 		defer s.pending.Done()
+		defer s.dequeue(x)
 		defer func() {
 			if v := recover(); v != nil {
 				s.ledgerErrors.Add(1)
@@ -519,6 +526,9 @@ func (s *Server) record(x *exchange) {
 		if row.Counterfactual == nil {
 			s.probeFailures.Add(1)
 		}
+		if x.after != nil {
+			<-x.after
+		}
 		row.CounterfactualCached = s.cached(x, row.Counterfactual)
 		if err := ledger.Record(s.o.Dirs, row); err != nil {
 			s.ledgerErrors.Add(1)
@@ -528,6 +538,33 @@ func (s *Server) record(x *exchange) {
 	if s.o.ConvLog != nil {
 		s.logConversation(x, row, res)
 	}
+}
+
+// enqueue makes x its context's latest exchange, to be recorded after the
+// one before it. Responses end in any order (the client may send the next
+// request before the previous row is written), but the ledger and the
+// cached counterfactual follow the order the requests arrived in.
+func (s *Server) enqueue(x *exchange) {
+	key := x.session + "\x00" + x.agent
+	x.recorded = make(chan struct{})
+	s.cfMu.Lock()
+	defer s.cfMu.Unlock()
+	x.after = s.tails[key]
+	s.tails[key] = x.recorded
+}
+
+// dequeue marks x recorded, releasing the context's next exchange.
+func (s *Server) dequeue(x *exchange) {
+	if x.recorded == nil {
+		return
+	}
+	key := x.session + "\x00" + x.agent
+	s.cfMu.Lock()
+	defer s.cfMu.Unlock()
+	if s.tails[key] == x.recorded {
+		delete(s.tails, key)
+	}
+	close(x.recorded)
 }
 
 // cached returns the counterfactual a perfect prefix cache would have read

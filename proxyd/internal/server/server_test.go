@@ -24,6 +24,7 @@ import (
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/measure"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
 )
 
@@ -321,6 +322,11 @@ func TestGatedRequestMeasured(t *testing.T) {
 	}
 	probes := up.requests("/v1/messages/count_tokens")
 	require.Len(t, probes, 2)
+	// Each probe runs beside its request; they may reach the upstream in
+	// either order.
+	if strings.Contains(string(probes[0].Body), "go on") {
+		probes[0], probes[1] = probes[1], probes[0]
+	}
 	assert.Equal(t, "beta=true", probes[0].RawQuery)
 	assert.Equal(t, "oauth-2025-04-20,context-management-2025-06-27", probes[0].Header.Get("Anthropic-Beta"))
 	assert.Equal(t, "Bearer sk-ant-oat01-SECRETOAUTHTOKEN", probes[0].Header.Get("Authorization"))
@@ -446,6 +452,44 @@ func TestProjectedServeWritesVisibility(t *testing.T) {
 	assert.Equal(t, "w9", e.Agent)
 }
 
+// A context's rows follow its requests' order even when the first probe
+// answers last, and each row's cached counterfactual is its predecessor's.
+func TestRowsFollowRequestOrder(t *testing.T) {
+	up := newUpstream(t)
+	release := make(chan struct{})
+	up.setCount(func(w http.ResponseWriter, body []byte) {
+		if !strings.Contains(string(body), "go on") {
+			<-release // the first request's probe answers after the second's row is due
+		}
+		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body))
+	})
+	p := startProxy(t, up.URL, nil)
+	h := claudeHeaders()
+	h.Set("X-Claude-Code-Agent-Id", "w1")
+	first := workerBody(`[{"role":"user","content":"fix the bug"}]`)
+	second := workerBody(`[{"role":"user","content":"fix the bug"},{"role":"assistant","content":"ok"},{"role":"user","content":"go on"}]`)
+	for _, b := range [][]byte{first, second} {
+		resp, _ := do(t, rawClient(), "POST", p.URL+"/v1/messages", h, b)
+		require.Equal(t, 200, resp.StatusCode)
+	}
+	require.Eventually(t, func() bool { return len(up.requests("/v1/messages/count_tokens")) == 2 }, 10*time.Second, 5*time.Millisecond)
+	time.Sleep(50 * time.Millisecond) // room for a wrongly ordered row to be written
+	close(release)
+	rows := p.rows(t)
+	require.Len(t, rows, 2)
+	cf := func(b []byte) int64 {
+		n, err := measure.CountBody(b)
+		require.NoError(t, err)
+		return int64(len(n))
+	}
+	require.NotNil(t, rows[0].Counterfactual)
+	assert.Equal(t, cf(first), *rows[0].Counterfactual, "the first request's row comes first")
+	require.NotNil(t, rows[0].CounterfactualCached)
+	assert.Equal(t, int64(0), *rows[0].CounterfactualCached)
+	require.NotNil(t, rows[1].CounterfactualCached)
+	assert.Equal(t, cf(first), *rows[1].CounterfactualCached, "the second request could have read the first one's prefix")
+}
+
 func TestModelRewrite(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up.URL, func(o *server.Options) { o.UpstreamModel = "qwen3-coder:30b" })
@@ -453,6 +497,7 @@ func TestModelRewrite(t *testing.T) {
 	do(t, rawClient(), "POST", p.URL+"/v1/messages", nil, []byte(`{"model":"claude-opus-4-8","messages":[]}`))
 	do(t, rawClient(), "POST", p.URL+"/v1/messages/count_tokens", nil, []byte(`{"model":"claude-opus-4-8","messages":[]}`))
 	do(t, rawClient(), "POST", p.URL+"/v1/messages", nil, []byte(`not json "model"`))
+	p.Wait() // the worker request's probe runs beside it and may end after it
 	msgs := up.requests("/v1/messages")
 	require.Len(t, msgs, 3)
 	assert.Contains(t, string(msgs[0].Body), `"model":"qwen3-coder:30b"`)
