@@ -47,7 +47,7 @@ type Proxy struct {
 
 // Projection configures the worker's context projection.
 type Projection struct {
-	BudgetTokens    int  `toml:"budget_tokens" doc:"world budget in tokens for the worker's projected context; 0 sizes it to the upstream model (an eighth of its context window)"`
+	BudgetTokens    int  `toml:"budget_tokens" doc:"world budget in tokens for the worker's projected context; 0 sizes it to the upstream model (11% of its context window)"`
 	ThresholdTokens int  `toml:"threshold_tokens" doc:"quantization step: the served context is re-projected (deduplicated and evicted back to half the budget) only when it grows past budget + this many tokens; 0 means half the budget"`
 	TrimTools       bool `toml:"trim_tools" doc:"drop tool schemas the worker's contract does not use (never a tool the conversation has already called)"`
 }
