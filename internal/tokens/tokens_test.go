@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -44,6 +45,36 @@ func TestEstimate(t *testing.T) {
 	one := Estimate(s)
 	assert.Positive(t, one)
 	assert.InDelta(t, 100*one, Estimate(strings.Repeat(s, 100)), float64(100))
+}
+
+// The histogram behind Estimate counts exactly what the full counter
+// counts of the features the calibration weighs.
+func TestHistogramMatchesCounter(t *testing.T) {
+	require.True(t, Calibrated.contextFree(), "the calibration weighs a context feature: Estimate takes the full count")
+	texts := []string{"", "a", "hello world", "getUserName(x, y) // ∑ naïve 日本語\n\t  indented\r\n42",
+		string([]byte{0xff, 0xc3, 0x28, 'a', 0x80, '\n'})}
+	session, err := os.ReadFile(sessionFixture)
+	require.NoError(t, err)
+	for line := range strings.Lines(string(session)) {
+		texts = append(texts, line)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		b := make([]byte, r.IntN(300))
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		var c counter
+		c.addString(s)
+		f := c.done()
+		f.Words, f.Humps, f.Indents = 0, 0, 0
+		assert.Equal(t, f, histogram(s))
+		assert.Equal(t, Calibrated.Apply(c.done()), Estimate(s))
+		assert.Equal(t, Estimate(s), EstimateBytes([]byte(s)))
+	}
 }
 
 func TestCountJSON(t *testing.T) {
