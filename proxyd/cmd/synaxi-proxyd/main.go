@@ -39,6 +39,7 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/daemon"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/gcpolicy"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/replay"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
@@ -215,6 +216,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	gcPercent, memLimit := gcpolicy.Apply()
+	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", memLimit, "note", "true: synaxi's setting; false: the environment's")
 	dirs := xdg.Resolve()
 	cfg, err := loadConfig(o, dirs)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/tokens"
+	"github.com/synaxi/synaxi/proxyd/internal/gcpolicy"
 )
 
 // benchConversation is a 300-message worker conversation of about 200K
@@ -39,6 +40,7 @@ func benchConversation() []obj {
 // conversation's previous request (298 messages) was projected, and the
 // 300-message, ~200K-token request arrives.
 func BenchmarkProjectWarm(b *testing.B) {
+	gcpolicy.Apply() // as synaxi-proxyd runs
 	msgs := benchConversation()
 	prev, body := reqBody(msgs[:len(msgs)-2]), reqBody(msgs)
 	b.ReportMetric(float64(tokens.EstimateBytes(body)), "input-tokens")
@@ -54,6 +56,7 @@ func BenchmarkProjectWarm(b *testing.B) {
 // BenchmarkProjectCold is the cost after a proxy restart: nothing
 // memoised, the whole conversation is folded.
 func BenchmarkProjectCold(b *testing.B) {
+	gcpolicy.Apply() // as synaxi-proxyd runs
 	body := reqBody(benchConversation())
 	benchProject(b, func() *Engine { return New(Config{}) }, body)
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/synaxi/synaxi/proxyd/internal/gcpolicy"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
 )
 
@@ -48,6 +49,7 @@ func report(b *testing.B, direct, proxied []time.Duration) {
 // gains by going through the proxy, against the same upstream called
 // directly in the same run (alternating, so both see the same machine load).
 func BenchmarkPassThrough(b *testing.B) {
+	gcpolicy.Apply() // as synaxi-proxyd runs
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
@@ -92,6 +94,7 @@ func BenchmarkPassThrough(b *testing.B) {
 // BenchmarkFirstByte measures the time to the first streamed byte through
 // the proxy against direct.
 func BenchmarkFirstByte(b *testing.B) {
+	gcpolicy.Apply() // as synaxi-proxyd runs
 	rest := strings.Repeat("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hello\"}}\n\n", 20)
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
