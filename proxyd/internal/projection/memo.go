@@ -17,18 +17,18 @@ type memo struct {
 
 type memoKey struct {
 	cfg    string
-	prefix [32]byte
+	prefix prefixHash
 }
 
 func newMemo(max int) *memo { return &memo{max: max, m: map[memoKey]*fold{}} }
 
-func (m *memo) get(cfg string, prefix [32]byte) *fold {
+func (m *memo) get(cfg string, prefix prefixHash) *fold {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.m[memoKey{cfg, prefix}]
 }
 
-func (m *memo) put(cfg string, prefix [32]byte, f *fold) {
+func (m *memo) put(cfg string, prefix prefixHash, f *fold) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	k := memoKey{cfg, prefix}

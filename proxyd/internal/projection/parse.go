@@ -2,9 +2,10 @@ package projection
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"unsafe"
 
@@ -158,30 +159,48 @@ func parseMessage(m gjson.Result, i int) (message, error) {
 	return msg, err
 }
 
+// prefixHash identifies a conversation prefix in the memo: two 64-bit
+// keyed hashes, with keys drawn afresh by each engine (the memo lives in
+// memory only, so nothing outside the process can aim at a collision).
+type prefixHash [16]byte
+
+// hashKeys are an engine's keys for prefix hashes.
+type hashKeys [2]maphash.Seed
+
+func newHashKeys() hashKeys { return hashKeys{maphash.MakeSeed(), maphash.MakeSeed()} }
+
 // messageHash chains the canonical form of message m onto prev. A message
 // without cache_control is hashed as sent; one with it is hashed in its
 // canonical (marker-free) form, so the client moving its markers does not
 // change the hash of what the fold reads.
-func messageHash(prev [32]byte, m gjson.Result, i int) ([32]byte, error) {
-	h := sha256.New()
-	h.Write(prev[:])
+func (k hashKeys) messageHash(prev prefixHash, m gjson.Result, i int) (prefixHash, error) {
+	var h [2]maphash.Hash
+	for j := range h {
+		h[j].SetSeed(k[j])
+		h[j].Write(prev[:])
+	}
+	write := func(b []byte) {
+		h[0].Write(b)
+		h[1].Write(b)
+	}
 	if !strings.Contains(m.Raw, `"cache_control"`) {
-		h.Write([]byte("raw\x00"))
-		h.Write(bytesOf(m.Raw))
+		write([]byte("raw\x00"))
+		write(bytesOf(m.Raw))
 	} else {
 		pm, err := parseMessage(m, i)
 		if err != nil {
 			return prev, err
 		}
-		h.Write([]byte("canon\x00" + pm.role + "\x00"))
-		h.Write(pm.extra)
+		write([]byte("canon\x00" + pm.role + "\x00"))
+		write(pm.extra)
 		for _, b := range pm.blocks {
-			h.Write([]byte{0})
-			h.Write(b.raw)
+			write([]byte{0})
+			write(b.raw)
 		}
 	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
+	var out prefixHash
+	binary.LittleEndian.PutUint64(out[:8], h[0].Sum64())
+	binary.LittleEndian.PutUint64(out[8:], h[1].Sum64())
 	return out, nil
 }
 

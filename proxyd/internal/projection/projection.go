@@ -125,20 +125,23 @@ func (c Config) resolve(window int) resolved {
 type Engine struct {
 	cfg  Config
 	memo *memo
+	keys hashKeys
 }
 
 // New returns an engine.
-func New(cfg Config) *Engine { return &Engine{cfg: cfg, memo: newMemo(memoSize)} }
+func New(cfg Config) *Engine {
+	return &Engine{cfg: cfg, memo: newMemo(memoSize), keys: newHashKeys()}
+}
 
 // fold folds the request's messages, resuming from the longest memoised
 // prefix, and memoises the state before the final message (the prefix the
 // conversation's next request starts with).
 func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 	key := fmt.Sprintf("%d/%d/%d/%d/%d", cfg.budget, cfg.threshold, cfg.ceiling, cfg.resultCap, cfg.worldCap)
-	hashes := make([][32]byte, len(raws))
-	var prev [32]byte
+	hashes := make([]prefixHash, len(raws))
+	var prev prefixHash
 	for i, m := range raws {
-		h, err := messageHash(prev, m, i)
+		h, err := e.keys.messageHash(prev, m, i)
 		if err != nil {
 			return nil, err
 		}
@@ -154,8 +157,10 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 	if f == nil {
 		f = newFold(cfg)
 	}
+	next := parseAhead(raws, start)
+	defer next.stop()
 	for i := start; i < len(raws); i++ {
-		m, err := parseMessage(raws[i], i)
+		m, err := next.get(i)
 		if err != nil {
 			return nil, err
 		}
@@ -211,16 +216,21 @@ func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Re
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !gjson.ValidBytes(body) {
+	// Validating a large body takes as long as splitting it into messages;
+	// the two run side by side (gjson reads invalid JSON without failing,
+	// and nothing it returns is used before the body is known valid).
+	valid := make(chan bool, 1)
+	go func() { valid <- gjson.ValidBytes(body) }()
+	req := parseRequest(body)
+	raws, err := splitMessages(req.messages)
+	if !<-valid {
 		return nil, errors.New("request body is not valid JSON")
 	}
-	req := parseRequest(body)
-	model := req.model.String()
-	cfg := e.cfg.resolve(Window(model, beta))
-	raws, err := splitMessages(req.messages)
 	if err != nil {
 		return nil, err
 	}
+	model := req.model.String()
+	cfg := e.cfg.resolve(Window(model, beta))
 	f, err := e.fold(cfg, raws)
 	if err != nil {
 		return nil, err
