@@ -46,13 +46,21 @@ type Export struct {
 
 // ContextKey names one conversation context: a session plus an agent id
 // (every subagent has its own context window). An empty agent is the main
-// conversation.
+// conversation. The two are joined by ContextSep, which statefile.SafeName
+// never emits, so distinct pairs get distinct keys and SessionPrefix
+// matches exactly one session's contexts.
 func ContextKey(session, agent string) string {
 	if agent == "" {
 		agent = MainAgent
 	}
-	return statefile.SafeName(session) + "__" + statefile.SafeName(agent)
+	return SessionPrefix(session) + statefile.SafeName(agent)
 }
+
+// ContextSep joins a context key's session and agent.
+const ContextSep = "@"
+
+// SessionPrefix is what every context key of session starts with.
+func SessionPrefix(session string) string { return statefile.SafeName(session) + ContextSep }
 
 // Path is the export file of a context.
 func Path(d xdg.Dirs, session, agent string) string {

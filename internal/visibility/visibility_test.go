@@ -3,6 +3,7 @@ package visibility
 import (
 	"errors"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,4 +35,27 @@ func TestExportRoundTrip(t *testing.T) {
 	assert.True(t, errors.Is(err, fs.ErrNotExist))
 	assert.NotEqual(t, ContextKey("s1", ""), ContextKey("s1", "agent-7"))
 	assert.Equal(t, ContextKey("s1", ""), ContextKey("s1", MainAgent))
+}
+
+// Distinct (session, agent) pairs never share a key, and a session's
+// prefix matches its own contexts only.
+func TestContextKeyInjective(t *testing.T) {
+	pairs := [][2]string{
+		{"a__b", "c"}, {"a", "b__c"}, {"a@b", "c"}, {"a", "b@c"}, {"a_b", "c"}, {"a", "_b_c"},
+		{"a", ""}, {"a", MainAgent}, {"", "a"}, {"a.b", "c"}, {"a", "b.c"},
+	}
+	seen := map[string][2]string{}
+	for _, p := range pairs {
+		k := ContextKey(p[0], p[1])
+		if o, dup := seen[k]; dup && !(p[0] == o[0] && (p[1] == o[1] || p[1] == "" && o[1] == MainAgent || o[1] == "" && p[1] == MainAgent)) {
+			t.Errorf("%q and %q share the key %q", o, p, k)
+		}
+		seen[k] = p
+		assert.True(t, strings.HasPrefix(k, SessionPrefix(p[0])))
+		for _, q := range pairs {
+			if q[0] != p[0] {
+				assert.False(t, strings.HasPrefix(k, SessionPrefix(q[0])), "%q's key %q matches session %q", p, k, q[0])
+			}
+		}
+	}
 }

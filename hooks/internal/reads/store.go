@@ -250,7 +250,7 @@ func (s *Store) count(session string, fn func(*hookio.Counters)) error {
 // ResetSession forgets every context of a session (compaction, /clear): the
 // model no longer has what was read. Counters are kept.
 func (s *Store) ResetSession(session string) error {
-	dirs, err := filepath.Glob(filepath.Join(s.Dirs.StatePath("noreread"), statefile.SafeName(session)+"__*"))
+	dirs, err := filepath.Glob(filepath.Join(s.Dirs.StatePath("noreread"), visibility.SessionPrefix(session)+"*"))
 	if err != nil {
 		return fmt.Errorf("list contexts: %w", err)
 	}
