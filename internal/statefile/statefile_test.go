@@ -236,6 +236,15 @@ func TestKilledWriterLeavesValidFile(t *testing.T) {
 	}
 	litter, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".big.json*"))
 	t.Logf("versions found after the kills: %v; temporary files left by killed writers: %d", seen, len(litter))
+	// What a killed writer leaves is exactly what PruneTemps removes.
+	for _, l := range litter {
+		assert.True(t, IsTemp(filepath.Base(l)), l)
+	}
+	assert.Equal(t, len(litter), PruneTemps(filepath.Dir(path), 0, time.Now().Add(time.Second)))
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".big.json*"))
+	assert.Empty(t, left)
+	_, err := os.Stat(path)
+	assert.NoError(t, err, "the document itself stays")
 	assertPrivate(t, path)
 }
 

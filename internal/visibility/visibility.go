@@ -6,6 +6,9 @@
 package visibility
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
@@ -81,4 +84,25 @@ func Read(d xdg.Dirs, session, agent string) (*Export, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// Prune removes the exports not written for longer than age: contexts that
+// ended long ago (a live context's export is rewritten on every projected
+// request). It returns how many it removed.
+func Prune(d xdg.Dirs, age time.Duration, now time.Time) int {
+	dir := d.StatePath("visibility")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	cutoff, n := now.Add(-age), 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) && os.Remove(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
 }

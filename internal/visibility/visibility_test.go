@@ -3,6 +3,7 @@ package visibility
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -58,4 +59,20 @@ func TestContextKeyInjective(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestPrune(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	d := xdg.Resolve()
+	now := time.Now()
+	require.NoError(t, Write(d, &Export{Session: "old", Files: map[string]File{}}))
+	require.NoError(t, Write(d, &Export{Session: "new", Files: map[string]File{}}))
+	long := now.Add(-8 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(Path(d, "old", ""), long, long))
+	assert.Equal(t, 1, Prune(d, 7*24*time.Hour, now))
+	_, err := Read(d, "old", "")
+	assert.True(t, errors.Is(err, fs.ErrNotExist))
+	_, err = Read(d, "new", "")
+	assert.NoError(t, err)
+	assert.Zero(t, Prune(xdg.Dirs{State: t.TempDir()}, time.Hour, now), "no exports yet")
 }

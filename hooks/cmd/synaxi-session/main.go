@@ -22,6 +22,8 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 
 	"github.com/synaxi/synaxi/hooks/internal/buildinfo"
@@ -35,8 +37,13 @@ var version string
 // proxyBudget bounds how long SessionStart waits for a proxy it started.
 const proxyBudget = 900 * time.Millisecond
 
-// pruneAge is how long an idle no-reread context file is kept.
+// pruneAge is how long an idle no-reread context or visibility export is
+// kept.
 const pruneAge = 7 * 24 * time.Hour
+
+// tempAge is how old a temporary file of an interrupted write must be
+// before it is removed (a live write's exists for milliseconds).
+const tempAge = time.Hour
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
@@ -104,7 +111,11 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 			err = rerr
 		}
 	case "startup":
+		// Housekeeping, once a session: what ended contexts and killed
+		// writers left behind.
 		store.Prune(pruneAge)
+		visibility.Prune(d, pruneAge, now)
+		statefile.PruneTemps(d.StatePath(), tempAge, now)
 	}
 	base := getenv("ANTHROPIC_BASE_URL")
 	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, proxyBudget) == session.Down {

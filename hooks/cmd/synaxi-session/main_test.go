@@ -21,6 +21,7 @@ import (
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 
 	"github.com/synaxi/synaxi/hooks/internal/reads"
@@ -209,5 +210,35 @@ func TestSessionFailsOpen(t *testing.T) {
 		out, err := cmd.Output()
 		require.NoError(t, err, mode)
 		assert.Empty(t, out, mode)
+	}
+}
+
+// A session's startup removes what ended contexts and killed writers left
+// behind, and nothing else; a resume leaves everything.
+func TestStartupHousekeeping(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	long := time.Now().Add(-8 * 24 * time.Hour)
+	oldExport := visibility.Path(w.dirs, "gone", "")
+	freshExport := visibility.Path(w.dirs, "live", "")
+	oldTemp := filepath.Join(w.dirs.StatePath("sessions"), ".session.json8674665223082153551")
+	freshTemp := filepath.Join(w.dirs.StatePath("sessions"), ".session.json1111111111111111111")
+	keep := filepath.Join(w.dirs.StatePath("sessions"), "other.json")
+	for _, p := range []string{oldExport, freshExport, oldTemp, freshTemp, keep} {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+		require.NoError(t, os.WriteFile(p, []byte("{}"), 0o600))
+	}
+	for _, p := range []string{oldExport, oldTemp, keep} {
+		require.NoError(t, os.Chtimes(p, long, long))
+	}
+
+	w.run(t, "start", startInput("resume"))
+	for _, p := range []string{oldExport, freshExport, oldTemp, freshTemp, keep} {
+		assert.FileExists(t, p, "resume does no housekeeping")
+	}
+	w.run(t, "start", startInput("startup"))
+	assert.NoFileExists(t, oldExport)
+	assert.NoFileExists(t, oldTemp)
+	for _, p := range []string{freshExport, freshTemp, keep} {
+		assert.FileExists(t, p)
 	}
 }
