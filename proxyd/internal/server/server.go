@@ -75,6 +75,7 @@ type Server struct {
 	probeFailures, ledgerErrors, visibilityErrors   atomic.Int64
 	active, lastActive                              atomic.Int64
 	pending                                         sync.WaitGroup
+	testHookGate                                    func() // tests only: runs inside the gate, to fault it
 	cfMu                                            sync.Mutex
 	previous                                        map[string]int64         // context → last counterfactual
 	tails                                           map[string]chan struct{} // context → its latest exchange's recorded
@@ -265,6 +266,9 @@ func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
 			}
 		}
 	}()
+	if s.testHookGate != nil {
+		s.testHookGate()
+	}
 	x.session = gate.Session(r.Header, body)
 	x.agent = gate.Agent(r.Header)
 	x.gated = s.o.Rule.Gated(r.Method, r.URL.Path, body)

@@ -421,6 +421,37 @@ func TestFailOpen(t *testing.T) {
 	}
 }
 
+// A panic in the gate itself (not in the projector) forwards the original
+// request, counts a fail-open, and still leaves a ledger row, unmeasured.
+func TestGatePanicFailsOpen(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up.URL, nil)
+	server.SetTestHookGate(p.Server, func() { panic("gate fault") })
+	for _, body := range [][]byte{workerBody(`[{"role":"user","content":"x"}]`), []byte(`{"model":"m","messages":[]}`)} {
+		resp, got := do(t, rawClient(), "POST", p.URL+"/v1/messages", claudeHeaders(), body)
+		assert.Equal(t, 200, resp.StatusCode)
+		assert.Contains(t, string(got), `"id":"msg_1"`, "the upstream's answer reaches the client")
+	}
+	sent := up.requests("/v1/messages")
+	require.Len(t, sent, 2)
+	assert.Equal(t, workerBody(`[{"role":"user","content":"x"}]`), sent[0].Body, "the original bytes are forwarded")
+	assert.Equal(t, `{"model":"m","messages":[]}`, string(sent[1].Body))
+	assert.Empty(t, up.requests("/v1/messages/count_tokens"), "nothing is measured after a gate fault")
+	rows := p.rows(t)
+	require.Len(t, rows, 2, "whether or not it was a worker request, the fault leaves a row")
+	for _, r := range rows {
+		assert.True(t, r.FailOpen)
+		assert.False(t, r.Projected)
+		assert.Equal(t, "panic in gate: gate fault", r.FailOpenReason)
+		assert.Nil(t, r.Counterfactual)
+		assert.Equal(t, "not measured: panic in gate: gate fault", r.CounterfactualNull)
+		assert.Equal(t, int64(11), r.Usage.Input, "billed usage is still recorded")
+	}
+	h := p.Health()
+	assert.Equal(t, int64(2), h.FailOpens)
+	assert.Equal(t, int64(2), h.Gated)
+}
+
 func TestProjectedServeWritesVisibility(t *testing.T) {
 	up := newUpstream(t)
 	served := []byte(`{"model":"claude-sonnet-4-6","max_tokens":100,"messages":[{"role":"user","content":"short"}]}`)
