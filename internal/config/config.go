@@ -39,6 +39,7 @@ type Proxy struct {
 	UpstreamModel     string   `toml:"upstream_model" doc:"if set, the model name every forwarded /v1/messages request is rewritten to (for Ollama and other compatible endpoints)"`
 	CountTokens       bool     `toml:"count_tokens" doc:"measure savings with the upstream's /v1/messages/count_tokens; turn off for endpoints without it (rows then record null with the reason)"`
 	IdleExit          Duration `toml:"idle_exit" doc:"stop a detached proxy after this long without requests; 0 never stops"`
+	ProbeTimeout      Duration `toml:"probe_timeout" doc:"how long the count_tokens probe of a gated request may take before its ledger row records null with the reason"`
 	ProjectAll        bool     `toml:"project_all" doc:"project every /v1/messages request, not only the synaxi-worker's (alias SYNAXI_PROJECT_ALL)"`
 	DisableProjection bool     `toml:"disable_projection" doc:"never project; the proxy only forwards and measures (alias SYNAXI_DISABLE_PROJECTION)"`
 	LogConversations  bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
@@ -69,10 +70,11 @@ type StatusLine struct {
 func Default() Config {
 	return Config{
 		Proxy: Proxy{
-			Upstream:    "https://api.anthropic.com",
-			CountTokens: true,
-			IdleExit:    Duration(0),
-			LogMaxBytes: 16 << 20,
+			Upstream:     "https://api.anthropic.com",
+			CountTokens:  true,
+			IdleExit:     Duration(0),
+			ProbeTimeout: Duration(60 * time.Second),
+			LogMaxBytes:  16 << 20,
 		},
 		NoReread: NoReread{
 			Enabled:       true,
@@ -206,6 +208,8 @@ func (c *Config) Validate() error {
 		return bad("proxy.upstream", "must be an http:// or https:// URL with a host, not %q", c.Proxy.Upstream)
 	case c.Proxy.IdleExit < 0:
 		return bad("proxy.idle_exit", "must not be negative")
+	case c.Proxy.ProbeTimeout < Duration(time.Second):
+		return bad("proxy.probe_timeout", "must be at least 1s, not %s", c.Proxy.ProbeTimeout.Std())
 	case c.Proxy.LogMaxBytes < 4096:
 		return bad("proxy.log_max_bytes", "must be at least 4096, not %d", c.Proxy.LogMaxBytes)
 	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 8000:

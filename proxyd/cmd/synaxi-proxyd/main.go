@@ -255,6 +255,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ConvLog:       clog,
 		Version:       versionString(),
 		IdleExit:      cfg.Proxy.IdleExit.Std(),
+		ProbeTimeout:  cfg.Proxy.ProbeTimeout.Std(),
 		DrainTimeout:  o.drain,
 	})
 	if err != nil {
