@@ -40,3 +40,24 @@ func PruneTemps(root string, age time.Duration, now time.Time) int {
 	})
 	return n
 }
+
+// PruneStale removes the entries of dir that want selects and that were
+// last modified longer than age before now (a directory with everything in
+// it). It returns how many it removed; what it cannot read or remove it
+// leaves.
+func PruneStale(dir string, age time.Duration, now time.Time, want func(fs.DirEntry) bool) int {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	cutoff, n := now.Add(-age), 0
+	for _, e := range entries {
+		if !want(e) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) && os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
+			n++
+		}
+	}
+	return n
+}

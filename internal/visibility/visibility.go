@@ -6,8 +6,7 @@
 package visibility
 
 import (
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"time"
 
@@ -90,19 +89,7 @@ func Read(d xdg.Dirs, session, agent string) (*Export, error) {
 // ended long ago (a live context's export is rewritten on every projected
 // request). It returns how many it removed.
 func Prune(d xdg.Dirs, age time.Duration, now time.Time) int {
-	dir := d.StatePath("visibility")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	cutoff, n := now.Add(-age), 0
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) && os.Remove(filepath.Join(dir, e.Name())) == nil {
-			n++
-		}
-	}
-	return n
+	return statefile.PruneStale(d.StatePath("visibility"), age, now, func(e fs.DirEntry) bool {
+		return e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json")
+	})
 }

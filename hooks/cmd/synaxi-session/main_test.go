@@ -231,14 +231,25 @@ func TestStartupHousekeeping(t *testing.T) {
 		require.NoError(t, os.Chtimes(p, long, long))
 	}
 
+	oldContext := w.dirs.StatePath("noreread", visibility.ContextKey("gone", ""))
+	freshContext := w.dirs.StatePath("noreread", visibility.ContextKey("live", ""))
+	for _, d := range []string{oldContext, freshContext} {
+		require.NoError(t, os.MkdirAll(d, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "f-1.json"), []byte("{}"), 0o600))
+	}
+	require.NoError(t, os.Chtimes(oldContext, long, long))
+
 	w.run(t, "start", startInput("resume"))
 	for _, p := range []string{oldExport, freshExport, oldTemp, freshTemp, keep} {
 		assert.FileExists(t, p, "resume does no housekeeping")
 	}
+	assert.DirExists(t, oldContext)
 	w.run(t, "start", startInput("startup"))
 	assert.NoFileExists(t, oldExport)
 	assert.NoFileExists(t, oldTemp)
+	assert.NoDirExists(t, oldContext)
 	for _, p := range []string{freshExport, freshTemp, keep} {
 		assert.FileExists(t, p)
 	}
+	assert.DirExists(t, freshContext)
 }

@@ -263,17 +263,5 @@ func (s *Store) ResetSession(session string) error {
 
 // Prune removes contexts not updated for longer than age.
 func (s *Store) Prune(age time.Duration) {
-	root := s.Dirs.StatePath("noreread")
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return
-	}
-	cutoff := s.Now().Add(-age)
-	for _, e := range entries {
-		info, err := e.Info()
-		if err != nil || !e.IsDir() || info.ModTime().After(cutoff) {
-			continue
-		}
-		_ = os.RemoveAll(filepath.Join(root, e.Name()))
-	}
+	statefile.PruneStale(s.Dirs.StatePath("noreread"), age, s.Now(), fs.DirEntry.IsDir)
 }
