@@ -217,7 +217,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	gcPercent, memLimit := gcpolicy.Apply()
-	log.Debug("garbage collector", "gogc", gcPercent, "gomemlimit", memLimit, "note", "true: synaxi's setting; false: the environment's")
+	log.Debug("garbage collector", "gogc_by_synaxi", gcPercent, "gomemlimit_by_synaxi", memLimit)
 	dirs := xdg.Resolve()
 	cfg, err := loadConfig(o, dirs)
 	if err != nil {

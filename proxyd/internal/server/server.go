@@ -544,12 +544,15 @@ func (s *Server) record(x *exchange) {
 	}
 }
 
+// context names the conversation context of x: its session and agent.
+func (x *exchange) context() string { return x.session + "\x00" + x.agent }
+
 // enqueue makes x its context's latest exchange, to be recorded after the
 // one before it. Responses end in any order (the client may send the next
 // request before the previous row is written), but the ledger and the
 // cached counterfactual follow the order the requests arrived in.
 func (s *Server) enqueue(x *exchange) {
-	key := x.session + "\x00" + x.agent
+	key := x.context()
 	x.recorded = make(chan struct{})
 	s.cfMu.Lock()
 	defer s.cfMu.Unlock()
@@ -562,7 +565,7 @@ func (s *Server) dequeue(x *exchange) {
 	if x.recorded == nil {
 		return
 	}
-	key := x.session + "\x00" + x.agent
+	key := x.context()
 	s.cfMu.Lock()
 	defer s.cfMu.Unlock()
 	if s.tails[key] == x.recorded {
@@ -575,7 +578,7 @@ func (s *Server) dequeue(x *exchange) {
 // for this request: the context's previous counterfactual, 0 for a
 // conversation's first request, nil when unknown. It remembers cf.
 func (s *Server) cached(x *exchange, cf *int64) *int64 {
-	key := x.session + "\x00" + x.agent
+	key := x.context()
 	s.cfMu.Lock()
 	defer s.cfMu.Unlock()
 	var out *int64
