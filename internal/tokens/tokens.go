@@ -38,7 +38,7 @@
 // Because the fitted weights are zero for every feature that depends on
 // context (words, humps, indentation), Estimate and EstimateBytes count a
 // histogram of byte classes instead, which gives the same features those
-// weights use, four times faster (TestHistogramMatchesCounter holds them
+// weights use, about five times faster (TestHistogramMatchesCounter holds them
 // equal). A calibration that weighs a context feature switches them back to
 // the full count.
 //
