@@ -27,17 +27,7 @@ import (
 // bin is the hook built once for the process-level tests and benchmarks.
 var bin string
 
-func TestMain(m *testing.M) {
-	path, cleanup, err := testbin.Build("synaxi-noreread")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, "synaxi-noreread", &bin) }
 
 // world is a state dir, a work tree and the environment for the hook.
 type world struct {

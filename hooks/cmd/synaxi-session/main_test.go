@@ -33,17 +33,7 @@ var built string
 
 // TestMain builds the hook once. Tests put it beside a stand-in
 // synaxi-proxyd, the way plugin/bin holds both.
-func TestMain(m *testing.M) {
-	path, cleanup, err := testbin.Build("synaxi-session")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	built = path
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, "synaxi-session", &built) }
 
 type world struct {
 	bin  string // synaxi-session beside a stand-in synaxi-proxyd

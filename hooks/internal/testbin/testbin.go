@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
 
 // Build compiles the package in the current directory (a test's working
@@ -29,4 +30,18 @@ func Build(name string) (path string, cleanup func(), err error) {
 		return "", nil, fmt.Errorf("build %s: %w\n%s", name, err, stderr.Bytes())
 	}
 	return path, cleanup, nil
+}
+
+// Main is a TestMain for a package whose tests run its command: it builds
+// name, sets *path to the executable, runs the tests and exits.
+func Main(m *testing.M, name string, path *string) {
+	p, cleanup, err := Build(name)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*path = p
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
