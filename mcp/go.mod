@@ -7,6 +7,7 @@ replace github.com/synaxi/synaxi/internal => ../internal
 require (
 	github.com/mark3labs/mcp-go v0.58.0
 	github.com/stretchr/testify v1.12.1
+	github.com/synaxi/synaxi/internal v0.0.0
 	github.com/synaxi/synaxi/mapgen v0.0.0
 )
 

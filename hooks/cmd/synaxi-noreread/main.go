@@ -21,8 +21,8 @@ import (
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
 
-	"github.com/synaxi/synaxi/hooks/internal/buildinfo"
 	"github.com/synaxi/synaxi/hooks/internal/reads"
+	"github.com/synaxi/synaxi/internal/buildinfo"
 )
 
 // version is set with -ldflags "-X main.version=…".

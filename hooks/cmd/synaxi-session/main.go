@@ -26,9 +26,9 @@ import (
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 
-	"github.com/synaxi/synaxi/hooks/internal/buildinfo"
 	"github.com/synaxi/synaxi/hooks/internal/reads"
 	"github.com/synaxi/synaxi/hooks/internal/session"
+	"github.com/synaxi/synaxi/internal/buildinfo"
 )
 
 // version is set with -ldflags "-X main.version=…".

@@ -22,9 +22,9 @@ import (
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 
-	"github.com/synaxi/synaxi/hooks/internal/buildinfo"
 	"github.com/synaxi/synaxi/hooks/internal/session"
 	"github.com/synaxi/synaxi/hooks/internal/statusline"
+	"github.com/synaxi/synaxi/internal/buildinfo"
 )
 
 // version is set with -ldflags "-X main.version=…".

@@ -23,7 +23,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
@@ -31,6 +30,7 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/savings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
 	"github.com/synaxi/synaxi/installer/internal/wrap"
+	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -63,7 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "-version", "--version", "version":
-		fmt.Fprintln(stdout, "synaxi", buildVersion())
+		fmt.Fprintln(stdout, "synaxi", buildinfo.Version(version))
 		return 0
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
@@ -251,14 +251,4 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d ledger rows)\n", path, len(rep.Rows))
 	return 0
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

@@ -18,9 +18,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 
+	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/repomap"
 	"github.com/synaxi/synaxi/mapgen/walk"
@@ -50,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	var err error
 	switch args[0] {
 	case "-version", "--version", "version":
-		fmt.Fprintln(stdout, "synaxi-mapgen", buildVersion())
+		fmt.Fprintln(stdout, "synaxi-mapgen", buildinfo.Version(version))
 		return 0
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
@@ -72,16 +72,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return 1
 	}
 	return 0
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 // parseInterspersed parses flags that may come before or after the

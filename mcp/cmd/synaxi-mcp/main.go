@@ -13,11 +13,11 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/walk"
 	"github.com/synaxi/synaxi/mcp/internal/tools"
@@ -30,16 +30,6 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 // projectRoot is $CLAUDE_PROJECT_DIR when set, else the working directory.
@@ -60,7 +50,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 {
 		switch args[0] {
 		case "-version", "--version", "version":
-			fmt.Fprintln(stdout, "synaxi-mcp", buildVersion())
+			fmt.Fprintln(stdout, "synaxi-mcp", buildinfo.Version(version))
 			return 0
 		default:
 			logger.Printf("unknown argument %q; usage: synaxi-mcp [-version]", args[0])
@@ -78,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	} else {
 		logger.Printf("parse cache off: %v", err)
 	}
-	s := tools.New(tools.Options{Root: root, Cache: c, Version: buildVersion()})
+	s := tools.New(tools.Options{Root: root, Cache: c, Version: buildinfo.Version(version)})
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(logger)
 	if err := stdio.Listen(ctx, stdin, stdout); err != nil && ctx.Err() == nil {

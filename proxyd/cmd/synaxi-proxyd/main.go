@@ -28,11 +28,11 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -54,16 +54,6 @@ func main() {
 	os.Exit(code)
 }
 
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -81,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "replay":
 		return replay.Main(args, stdout, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "synaxi-proxyd", versionString())
+		fmt.Fprintln(stdout, "synaxi-proxyd", buildinfo.Version(version))
 		return 0
 	case "help":
 		fmt.Fprint(stdout, usage)
@@ -203,7 +193,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if o.showVersion {
-		fmt.Fprintln(stdout, "synaxi-proxyd", versionString())
+		fmt.Fprintln(stdout, "synaxi-proxyd", buildinfo.Version(version))
 		return 0
 	}
 	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
@@ -253,7 +243,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Dirs:          dirs,
 		Logger:        log,
 		ConvLog:       clog,
-		Version:       versionString(),
+		Version:       buildinfo.Version(version),
 		IdleExit:      cfg.Proxy.IdleExit.Std(),
 		ProbeTimeout:  cfg.Proxy.ProbeTimeout.Std(),
 		DrainTimeout:  o.drain,
@@ -266,7 +256,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	addr := ln.Addr().String()
 	info := &proxyinfo.Info{
 		PID: os.Getpid(), Addr: addr, Port: portOf(addr), Upstream: up.String(),
-		Version: versionString(), Started: time.Now().UTC(),
+		Version: buildinfo.Version(version), Started: time.Now().UTC(),
 	}
 	if err := daemon.Publish(dirs, info); err != nil {
 		ln.Close()

@@ -1,4 +1,4 @@
-// Package buildinfo reports a hook binary's version: the value linked in with
+// Package buildinfo reports a synaxi binary's version: the value linked in with
 // -ldflags "-X main.version=…", else the module version from the build info.
 package buildinfo
 
