@@ -5,6 +5,13 @@
 #
 #   BENCHTIME=2s scripts/bench.sh     longer runs (default: go test's 1s)
 #   BENCH=Noreread scripts/bench.sh   only benchmarks matching a regexp
+#   SECTIONS=panel scripts/bench.sh   only the report sections matching a regexp
+#
+# Beside the Go benchmarks, every executable scripts/bench.d/*.sh is a report
+# section: it runs from the repository root, prints Markdown (a "## " heading,
+# then its tables and how they were measured) on stdout and progress on stderr,
+# and is appended to bench/RESULTS.md in name order. A section that fails is
+# reported as failed, with its exit status, and fails the run.
 set -euo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,6 +40,22 @@ for m in $modules; do
 done
 ((found)) || { echo "bench.sh: no benchmarks found" >&2; exit 1; }
 
+# Report sections, each measured in this same run.
+sections=$(mktemp bench/sections.XXXXXX.tmp)
+trap 'rm -f "$raw" "$sections"' EXIT
+failed=0
+for s in scripts/bench.d/*.sh; do
+	[[ -x $s ]] || continue
+	name=$(basename "$s" .sh)
+	[[ $name =~ ${SECTIONS:-.} ]] || continue
+	echo "== section $name" >&2
+	if ! out=$("$s"); then
+		failed=1
+		out="## $name"$'\n\n'"This section failed (see the run's stderr); its figures are not reported."
+	fi
+	printf '%s\n\n' "$out" >>"$sections"
+done
+
 # Before bench/RESULTS.md is rewritten, or the tree would always read dirty.
 commit=$(git describe --always --dirty 2>/dev/null || echo unknown)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -58,6 +81,7 @@ cores=$(nproc 2>/dev/null || sysctl -n hw.ncpu)
 			printf "| %s | %s | %s | %s |\n", pkg, $1, $2, m
 		}' "$raw"
 	echo
+	cat "$sections"
 	echo "## Raw output"
 	echo
 	echo '```'
@@ -65,3 +89,4 @@ cores=$(nproc 2>/dev/null || sysctl -n hw.ncpu)
 	echo '```'
 } >bench/RESULTS.md
 echo "wrote bench/RESULTS.md" >&2
+((!failed)) || { echo "bench.sh: a report section failed" >&2; exit 1; }
