@@ -328,11 +328,19 @@ func FuzzLoad(f *testing.F) {
 	})
 }
 
-var docTable = flag.String("doctable", "", "write the Markdown table of every key (for the README) to this file")
+var updateReadme = flag.Bool("update", false, "rewrite the README's configuration table from Documented()")
 
-// TestDocTable renders Documented() as the README's configuration table;
-// run with -doctable=FILE to write it.
-func TestDocTable(t *testing.T) {
+// readmePath is the repository's README, which carries the configuration
+// table between the markers below.
+const (
+	readmePath = "../../README.md"
+	tableBegin = "<!-- config-table:begin -->\n"
+	tableEnd   = "<!-- config-table:end -->"
+	updateHint = "run: cd internal && go test ./config -run TestReadmeTable -update"
+)
+
+// docTable renders Documented() as a Markdown table.
+func docTable() string {
 	var b strings.Builder
 	b.WriteString("| key | environment | default | what it does |\n| --- | --- | --- | --- |\n")
 	for _, s := range Documented() {
@@ -342,11 +350,28 @@ func TestDocTable(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | %s |\n", s.Key, s.Env, v, strings.ReplaceAll(s.Doc, "|", `\|`))
 	}
-	table := b.String()
+	return b.String()
+}
+
+// TestReadmeTable keeps the README's configuration table equal to
+// Documented(): every key, its variable, default and documentation. With
+// -update it rewrites the table between the README's markers.
+func TestReadmeTable(t *testing.T) {
+	table := docTable()
 	assert.Equal(t, len(Documented())+2, strings.Count(table, "\n"))
-	if *docTable != "" {
-		require.NoError(t, os.WriteFile(*docTable, []byte(table), 0o644))
+	raw, err := os.ReadFile(readmePath)
+	require.NoError(t, err)
+	readme := string(raw)
+	i := strings.Index(readme, tableBegin)
+	j := strings.Index(readme, tableEnd)
+	require.True(t, i >= 0 && j > i, "README.md has no %q … %q markers", tableBegin, tableEnd)
+	got := readme[i+len(tableBegin) : j]
+	if *updateReadme {
+		readme = readme[:i+len(tableBegin)] + table + readme[j:]
+		require.NoError(t, os.WriteFile(readmePath, []byte(readme), 0o644))
+		return
 	}
+	assert.Equal(t, table, got, "README.md's configuration table differs from config.Documented(); "+updateHint)
 }
 
 // FuzzEnv sets arbitrary environment values: Load never panics, and either
