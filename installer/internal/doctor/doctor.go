@@ -11,12 +11,9 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"path/filepath"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
-	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/savings"
@@ -43,17 +40,21 @@ type Check struct {
 
 // facts gathers what both commands show.
 type facts struct {
-	d        xdg.Dirs
-	cdir     string
-	settings []byte
-	setErr   error
-	proxy    *proxyctl.State
-	routeURL string
-	wraps    []*wrap.Marker
+	env       Env
+	config    *config.Loaded // nil when the config does not load
+	configErr error
+	d         xdg.Dirs
+	cdir      string
+	settings  []byte
+	setErr    error
+	proxy     *proxyctl.State
+	routeURL  string
+	wraps     []*wrap.Marker
 }
 
 func gather(ctx context.Context, e Env) *facts {
-	f := &facts{d: xdg.Resolve(), cdir: claude.Dir(e.Getenv)}
+	f := &facts{env: e, d: xdg.Resolve(), cdir: claude.Dir(e.Getenv)}
+	f.config, f.configErr = config.Load(f.d.ConfigFile(), e.Getenv)
 	f.settings, f.setErr = os.ReadFile(claude.SettingsPath(f.cdir))
 	if errors.Is(f.setErr, fs.ErrNotExist) {
 		f.setErr = nil
@@ -92,8 +93,8 @@ func Status(ctx context.Context, w io.Writer, e Env) error {
 	}
 	if f.composed() {
 		prev := ""
-		if l, err := config.LoadDefault(f.d.ConfigFile()); err == nil && l.StatusLine.PreviousCommand != "" {
-			prev = " (after yours: " + l.StatusLine.PreviousCommand + ")"
+		if f.config != nil && f.config.StatusLine.PreviousCommand != "" {
+			prev = " (after yours: " + f.config.StatusLine.PreviousCommand + ")"
 		}
 		fmt.Fprintf(tw, "status line\tcomposed%s\n", prev)
 	} else {
@@ -145,9 +146,8 @@ func proxyLine(st *proxyctl.State) string {
 // configuration. It returns how many checks failed.
 func Doctor(ctx context.Context, w io.Writer, e Env) int {
 	f := gather(ctx, e)
-	checks, loaded := checks(ctx, f, e)
 	failed := 0
-	for _, c := range checks {
+	for _, c := range runChecks(ctx, f) {
 		mark := "ok  "
 		switch {
 		case !c.OK && c.Warn:
@@ -162,8 +162,10 @@ func Doctor(ctx context.Context, w io.Writer, e Env) int {
 		}
 	}
 	fmt.Fprintf(w, "\neffective configuration (%s):\n", f.d.ConfigFile())
-	settings := loaded
-	if settings == nil {
+	var settings []config.Setting
+	if f.config != nil {
+		settings = f.config.Settings
+	} else {
 		fmt.Fprintf(w, "  (the config does not load; showing defaults)\n")
 		settings = config.Documented()
 	}
@@ -177,130 +179,6 @@ func Doctor(ctx context.Context, w io.Writer, e Env) int {
 	}
 	tw.Flush()
 	return failed
-}
-
-func checks(ctx context.Context, f *facts, e Env) ([]Check, []config.Setting) {
-	var cs []Check
-	add := func(c Check) { cs = append(cs, c) }
-
-	var settings []config.Setting
-	l, err := config.Load(f.d.ConfigFile(), e.Getenv)
-	if err != nil {
-		add(Check{Name: "config", Detail: err.Error(), Fix: "correct the named key in " + f.d.ConfigFile() + " (or the SYNAXI_* variable)"})
-	} else {
-		settings = l.Settings
-		add(Check{Name: "config", OK: true, Detail: "loads and validates"})
-	}
-
-	bin := setup.BinDir(f.d)
-	var missing []string
-	for _, b := range setup.Binaries {
-		if fi, err := os.Stat(filepath.Join(bin, b)); err != nil || fi.Mode()&0o111 == 0 {
-			missing = append(missing, b)
-		}
-	}
-	if len(missing) == 0 {
-		add(Check{Name: "binaries", OK: true, Detail: "all in " + bin})
-	} else {
-		add(Check{Name: "binaries", Detail: "missing from " + bin + ": " + strings.Join(missing, ", "),
-			Fix: "run `make build && plugin/bin/synaxi install` in the checkout"})
-	}
-
-	if cli, err := claude.Find(e.Claude, e.Getenv); err != nil {
-		add(Check{Name: "claude CLI", Detail: err.Error(), Fix: claude.Fix})
-	} else {
-		v, err := (&claude.CLI{Bin: cli}).Version(ctx)
-		if err != nil {
-			add(Check{Name: "claude CLI", Detail: err.Error(), Fix: "check that `" + cli + " --version` runs"})
-		} else {
-			add(Check{Name: "claude CLI", OK: true, Detail: cli + " " + v})
-		}
-	}
-
-	switch {
-	case f.setErr != nil:
-		add(Check{Name: "settings.json", Detail: f.setErr.Error(), Fix: "make " + claude.SettingsPath(f.cdir) + " readable"})
-	case jsonedit.Check(f.settings) != nil:
-		add(Check{Name: "settings.json", Detail: jsonedit.Check(f.settings).Error(), Fix: "fix the JSON in " + claude.SettingsPath(f.cdir)})
-	default:
-		if _, comments := jsonedit.Blank(f.settings); comments {
-			add(Check{Name: "settings.json", Detail: "has comments, which Claude Code rejects", Fix: "remove the comments from " + claude.SettingsPath(f.cdir)})
-		} else {
-			add(Check{Name: "settings.json", OK: true, Detail: claude.SettingsPath(f.cdir)})
-		}
-	}
-
-	inst, en := claude.InstalledOffline(f.cdir)
-	switch {
-	case inst && en:
-		add(Check{Name: "plugin", OK: true, Detail: claude.PluginID + " installed and enabled"})
-	case inst:
-		add(Check{Name: "plugin", Detail: claude.PluginID + " installed but disabled", Fix: "claude plugin enable " + claude.PluginID})
-	default:
-		add(Check{Name: "plugin", Detail: claude.PluginID + " not installed", Fix: "synaxi install"})
-	}
-
-	if f.composed() {
-		c := Check{Name: "status line", OK: true, Detail: "runs " + setup.StatusLineCommand(f.d)}
-		if _, err := os.Stat(filepath.Join(bin, "synaxi-statusline")); err != nil {
-			c = Check{Name: "status line", Detail: "points at a missing synaxi-statusline", Fix: "synaxi install"}
-		}
-		add(c)
-	} else {
-		add(Check{Name: "status line", Warn: true, Detail: "not composed: statusLine.command is " + fmt.Sprintf("%q", jsonedit.GetString(f.settings, "statusLine", "command")), Fix: "synaxi install"})
-	}
-
-	if f.proxy.Running {
-		add(Check{Name: "proxy", OK: true, Detail: proxyLine(f.proxy)})
-	} else {
-		add(Check{Name: "proxy", Warn: !f.routedToProxy(), Detail: proxyLine(f.proxy) + errText(f.proxy.Err),
-			Fix: "start it: " + setup.ProxyBin(f.d) + " start (its log is under " + f.d.StatePath("proxyd") + ")"})
-	}
-
-	if f.routedToProxy() {
-		tool := jsonedit.GetString(f.settings, "env", "ENABLE_TOOL_SEARCH")
-		switch {
-		case !f.proxy.Running:
-			add(Check{Name: "routing", Detail: "settings route Claude Code to " + f.routeURL + " but the proxy is down: every request fails",
-				Fix: "start the proxy (" + setup.ProxyBin(f.d) + " start), or `synaxi uninstall` to stop routing"})
-		case f.proxy.URL() != f.routeURL:
-			add(Check{Name: "routing", Detail: "settings route to " + f.routeURL + " but the proxy listens at " + f.proxy.URL(),
-				Fix: "synaxi install --route (rewrites the address), or pin proxy.port in the config"})
-		case tool != "true":
-			add(Check{Name: "routing", Warn: true, Detail: "routed, but env.ENABLE_TOOL_SEARCH is not true: MCP tool search is off behind a custom base URL", Fix: "synaxi install --route"})
-		default:
-			add(Check{Name: "routing", OK: true, Detail: "settings route Claude Code through " + f.routeURL})
-		}
-	} else {
-		add(Check{Name: "routing", OK: true, Detail: "not routed by settings (synaxi wrap claude routes one launch)"})
-	}
-
-	stale := 0
-	for _, m := range f.wraps {
-		if !m.InUse() {
-			stale++
-		}
-	}
-	if stale > 0 {
-		add(Check{Name: "wraps", Detail: fmt.Sprintf("%d wrap(s) ended without restoring", stale), Fix: "synaxi unwrap"})
-	} else {
-		add(Check{Name: "wraps", OK: true, Detail: fmt.Sprintf("%d running, none stale", len(f.wraps))})
-	}
-
-	if _, skipped, err := savings.Load(f.d); err != nil {
-		add(Check{Name: "ledger", Detail: err.Error(), Fix: "check permissions of " + f.d.StatePath("ledger")})
-	} else if skipped > 0 {
-		add(Check{Name: "ledger", Warn: true, Detail: fmt.Sprintf("%d malformed lines skipped", skipped)})
-	} else {
-		add(Check{Name: "ledger", OK: true, Detail: "readable"})
-	}
-
-	if journal.Exists(journal.Dir(f.d)) {
-		add(Check{Name: "install journal", OK: true, Detail: journal.Dir(f.d) + " (synaxi uninstall restores from it)"})
-	} else {
-		add(Check{Name: "install journal", Warn: true, Detail: "none: synaxi is not installed", Fix: "synaxi install"})
-	}
-	return cs, settings
 }
 
 func errText(err error) string {
