@@ -10,7 +10,7 @@
 //	synaxi-proxyd start [flags]     run detached; prints the address once /health answers
 //	synaxi-proxyd stop              drain streams and stop the running instance
 //	synaxi-proxyd status [--json]   show the running instance and its /health
-//	synaxi-proxyd replay …          replay a transcript through the projection
+//	synaxi-proxyd replay PATH…      replay transcripts (files or directories) through the projection
 //	synaxi-proxyd -version
 //
 // Flags win over SYNAXI_PROXY_* environment variables, which win over
@@ -86,6 +86,7 @@ const usage = `usage:
   synaxi-proxyd start [flags]     run detached; prints the address once /health answers
   synaxi-proxyd stop              drain streams and stop the running instance
   synaxi-proxyd status [--json]   show the running instance and its /health
+  synaxi-proxyd replay PATH…      replay transcripts (files or directories) through the projection
   synaxi-proxyd -version
 run "synaxi-proxyd serve -h" for the flags
 `

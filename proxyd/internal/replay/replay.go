@@ -13,7 +13,18 @@
 //	               "cache_hit_ratio", "invalid_requests"},
 //	 "projected": {same fields, plus "prefix_violations", "reprojections"},
 //	 "raw_reduction": baseline/projected raw tokens,
-//	 "billed_reduction": baseline/projected billed-equivalent input}
+//	 "billed_reduction": baseline/projected billed-equivalent input,
+//	 "engaged_requests": requests the engine projected (the rest are
+//	                     served as sent),
+//	 "rows": [one report of this shape per transcript],
+//	 "median", "worst": {"raw_reduction", "billed_reduction",
+//	                     "cache_hit_ratio", "invalid_requests",
+//	                     "prefix_violations"} (several transcripts only)}
+//
+// Given several transcripts (or a directory: its *.jsonl files and those
+// of every subagents/ directory below it), the top-level fields are the
+// sums over all of them, and the table has one row per transcript plus
+// the median and the worst value of each column.
 //
 // Tokens are estimated with internal/tokens; billed-equivalent input weighs
 // uncached input 1×, 5-minute cache writes 1.25×, 1-hour writes 2× and
@@ -69,6 +80,18 @@ type Report struct {
 	Projected       Side    `json:"projected"`
 	RawReduction    float64 `json:"raw_reduction"`
 	BilledReduction float64 `json:"billed_reduction"`
+	// Engaged is how many requests the engine projected; the others were
+	// served as the client sent them.
+	Engaged int `json:"engaged_requests"`
+	// Rows holds one report per transcript; a replay of one transcript
+	// has one row, equal to the report itself. Of several, the report's
+	// own fields are their sums (reductions and ratios of the sums), with
+	// the median and worst row values per column.
+	Rows   []*Report `json:"rows,omitempty"`
+	Median *Summary  `json:"median,omitempty"`
+	Worst  *Summary  `json:"worst,omitempty"`
+
+	bu, pu cachesim.Usage
 }
 
 // Options configures a replay.
@@ -117,7 +140,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	var bu, pu cachesim.Usage
 	violations, reprojections := 0, 0
 	var prev []byte
-	for _, r := range reqs {
+	for i, r := range reqs {
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
 			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
@@ -139,7 +162,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		}
 		res, err := eng.ProjectBody(ctx, bb, "")
 		if err != nil {
-			return nil, fmt.Errorf("project request %d: %w", rep.Requests, err)
+			return nil, fmt.Errorf("project request %d: %w", i, err)
 		}
 		if rep.BudgetTokens == 0 {
 			fmt.Sscanf(res.Stats.Note, "budget=%d ceiling=%d", &rep.BudgetTokens, &rep.ThresholdTokens)
@@ -162,6 +185,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		if res.Reprojected {
 			reprojections++
 		}
+		rep.Engaged++
 		if prev != nil && !r.reset && !res.Reprojected {
 			if i := validate.PrefixBreak(prev, res.Body); i >= 0 {
 				violations++
@@ -172,17 +196,24 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset})
 		}
 	}
-	rep.Baseline.fill(bu)
-	rep.Projected.fill(pu)
 	rep.Projected.PrefixViolations = &violations
 	rep.Projected.Reprojections = &reprojections
-	if pu.Total() > 0 {
-		rep.RawReduction = float64(bu.Total()) / float64(pu.Total())
-	}
-	if pu.BilledEquivalent() > 0 {
-		rep.BilledReduction = bu.BilledEquivalent() / pu.BilledEquivalent()
-	}
+	rep.bu, rep.pu = bu, pu
+	rep.totals()
 	return rep, nil
+}
+
+// totals fills the sides and reductions from the summed usage.
+func (r *Report) totals() {
+	r.Baseline.fill(r.bu)
+	r.Projected.fill(r.pu)
+	r.RawReduction, r.BilledReduction = 0, 0
+	if r.pu.Total() > 0 {
+		r.RawReduction = float64(r.bu.Total()) / float64(r.pu.Total())
+	}
+	if r.pu.BilledEquivalent() > 0 {
+		r.BilledReduction = r.bu.BilledEquivalent() / r.pu.BilledEquivalent()
+	}
 }
 
 func dump(w io.Writer, side string, at time.Time, min int, body []byte, u cachesim.Usage) error {
@@ -208,22 +239,25 @@ func (s *Side) fill(u cachesim.Usage) {
 	}
 }
 
-// Main is `synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N]
-// [--threshold N] [--trim-tools]`.
+// Main is `synaxi-proxyd replay PATH… [--json] [--budget N] [--threshold N]
+// [--trim-tools] [--dump FILE]`: each PATH is a transcript or a directory of
+// them (see Transcripts).
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON (stable schema, see the package doc)")
+	markdown := fs.Bool("markdown", false, "print the per-transcript table as Markdown")
 	budget := fs.Int("budget", 0, "world budget in tokens (0: sized to the model, as projection.budget_tokens)")
 	threshold := fs.Int("threshold", 0, "re-projection step in tokens (0: derived from the budget)")
 	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
 	dumpPath := fs.String("dump", "", "write every simulated request (side, time, body, usage) as JSON lines to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl [--json] [--budget N] [--threshold N] [--trim-tools] [--dump FILE]")
+		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl|DIR… [--json|--markdown] [--budget N] [--threshold N] [--trim-tools] [--dump FILE]")
+		fmt.Fprintln(stderr, "A directory stands for its *.jsonl files and those in every subagents/ directory below it.")
 		fs.PrintDefaults()
 	}
-	// Flags may follow the transcript path.
-	var paths []string
+	// Flags may follow the transcript paths.
+	var args1 []string
 	rest := args
 	for len(rest) > 0 {
 		if err := fs.Parse(rest); err != nil {
@@ -232,12 +266,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		if fs.NArg() == 0 {
 			break
 		}
-		paths = append(paths, fs.Arg(0))
+		args1 = append(args1, fs.Arg(0))
 		rest = fs.Args()[1:]
 	}
-	if len(paths) != 1 {
+	if len(args1) == 0 {
 		fs.Usage()
 		return 2
+	}
+	paths, err := Transcripts(args1)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
+		return 1
 	}
 	opts := Options{Projection: projection.Config{BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim}}
 	if *dumpPath != "" {
@@ -251,21 +290,35 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		defer bw.Flush()
 		opts.Dump = bw
 	}
-	rep, err := Run(context.Background(), paths[0], opts, nil)
+	var rep *Report
+	if len(paths) == 1 {
+		rep, err = Run(context.Background(), paths[0], opts, nil)
+		if err == nil {
+			row := *rep
+			rep.Rows = []*Report{&row}
+		}
+	} else {
+		rep, err = RunPanel(context.Background(), paths, opts)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
 		return 1
 	}
-	if *asJSON {
+	switch {
+	case *asJSON:
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
 			return 1
 		}
-		return 0
+	case *markdown:
+		rep.Markdown(stdout)
+	case len(paths) == 1:
+		rep.Table(stdout)
+	default:
+		rep.PanelTable(stdout)
 	}
-	rep.Table(stdout)
 	return 0
 }
 

@@ -140,3 +140,56 @@ func assertGolden(t *testing.T, want, got string) {
 		}
 	}
 }
+
+func TestTranscriptsExpandsDirectories(t *testing.T) {
+	got, err := Transcripts([]string{fixtures})
+	require.NoError(t, err)
+	want := []string{ // a session, then its subagents
+		filepath.Join(fixtures, mainSession),
+		filepath.Join(fixtures, "258c7280-ae70-4798-800f-63464d01a85d", "subagents", "agent-a881341.jsonl"),
+		filepath.Join(fixtures, "258c7280-ae70-4798-800f-63464d01a85d", "subagents", "agent-acompact-fffbd0.jsonl"),
+	}
+	assert.Equal(t, want, got)
+	assert.Equal(t, "258c7280", ShortName(want[0]))
+	assert.Equal(t, "258c7280/agent-a881341", ShortName(want[1]))
+
+	_, err = Transcripts([]string{t.TempDir()})
+	assert.ErrorContains(t, err, "no transcripts")
+	_, err = Transcripts([]string{filepath.Join(t.TempDir(), "missing")})
+	assert.Error(t, err)
+}
+
+func TestMainPanel(t *testing.T) {
+	dir := fixture(t, filepath.Join("258c7280-ae70-4798-800f-63464d01a85d", "subagents"))
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, Main([]string{dir, "--json"}, &out, &errb), errb.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.Len(t, rep.Rows, 2)
+	assert.Equal(t, rep.Rows[0].Requests+rep.Rows[1].Requests, rep.Requests, "the report sums its rows")
+	assert.Equal(t, rep.Rows[0].Baseline.RawTokens+rep.Rows[1].Baseline.RawTokens, rep.Baseline.RawTokens)
+	require.NotNil(t, rep.Worst)
+	require.NotNil(t, rep.Median)
+	assert.Equal(t, min(rep.Rows[0].BilledReduction, rep.Rows[1].BilledReduction), rep.Worst.BilledReduction)
+	assert.InDelta(t, (rep.Rows[0].RawReduction+rep.Rows[1].RawReduction)/2, rep.Median.RawReduction, 1e-9)
+
+	out.Reset()
+	require.Equal(t, 0, Main([]string{dir}, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "258c7280/agent-a881341")
+	assert.Contains(t, out.String(), "median")
+	assert.Contains(t, out.String(), "worst")
+
+	out.Reset()
+	require.Equal(t, 0, Main([]string{"--markdown", dir}, &out, &errb), errb.String())
+	assert.Contains(t, out.String(), "| **worst** |")
+
+	// One transcript: its JSON keeps the fields at the top level and has
+	// one row equal to it.
+	out.Reset()
+	require.Equal(t, 0, Main([]string{filepath.Join(dir, "agent-a881341.jsonl"), "--json"}, &out, &errb), errb.String())
+	var one Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &one))
+	require.Len(t, one.Rows, 1)
+	assert.Equal(t, one.BilledReduction, one.Rows[0].BilledReduction)
+	assert.Nil(t, one.Worst)
+}
