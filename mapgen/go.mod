@@ -3,6 +3,7 @@ module github.com/synaxi/synaxi/mapgen
 go 1.26.0
 
 require (
+	github.com/go-git/go-git/v5 v5.19.3
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
 	github.com/tree-sitter/go-tree-sitter v0.25.0
@@ -10,8 +11,13 @@ require (
 )
 
 require (
+	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
+	github.com/go-git/go-billy/v5 v5.9.2 // indirect
+	github.com/jbenet/go-context v0.0.0-20150711004518-d14ea06fba99 // indirect
 	github.com/mattn/go-pointer v0.0.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/net v0.57.0 // indirect
+	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
 
 replace github.com/synaxi/synaxi/internal => ../internal

@@ -1,168 +1,311 @@
-// Package ignore implements the gitignore pattern rules that decide which
-// paths of a repository a walk leaves out.
+// Package ignore decides which paths of a repository git would ignore, so a
+// walk leaves out what the user keeps out of version control.
 //
-// Supported: blank lines and # comments, backslash escapes for a leading # or
-// !, trailing spaces (unless escaped), negation with !, dir-only patterns with a
-// trailing /, anchoring (a pattern with a / at its start or middle matches from
-// the directory of its .gitignore; one without matches a name at any depth),
-// *, ? and [...] within one path segment, and ** as a leading, trailing or
-// middle segment. Rules are checked in order and the last match wins; rules
-// from deeper .gitignore files come after their parents'. As in git, a path
-// inside an excluded directory cannot be re-included: callers stop descending
-// into a directory that Match reports ignored.
+// Pattern matching is go-git's gitignore package; this package reads the
+// files git reads (the global excludes file, .git/info/exclude, every
+// .gitignore from the work tree's top down to the walked directory) and
+// adapts the lines to what that matcher expects: comments and blank lines
+// dropped, unescaped trailing spaces trimmed, "[!…]" bracket negation
+// rewritten to "[^…]" (Go's glob syntax), and a "**" that is not a whole
+// path segment read as "*", as git does.
+//
+// Paths are slash-separated and relative to the top of the git work tree
+// (Context.Prefix tells the walk root's place in it). Rules are checked from
+// the last to the first and the first that matches decides, so deeper files
+// (appended later) override shallower ones. As in git, a path inside an
+// ignored directory cannot be re-included: the walk does not descend into a
+// directory that Ignored reports.
 package ignore
 
 import (
-	"path"
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/config"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 )
 
-// Rule is one parsed gitignore pattern.
-type Rule struct {
-	base     string   // directory of the .gitignore, slash-separated, "" for the root
-	segments []string // pattern split on "/"
-	negate   bool
-	dirOnly  bool
-	anchored bool
-	text     string // the original line, for diagnostics
-}
+// Rules is an ordered list of patterns, outer sources first.
+type Rules []gitignore.Pattern
 
-// String returns the pattern as written in its file.
-func (r Rule) String() string { return r.text }
-
-// Parse reads the rules of a .gitignore file found in directory base (a
-// slash-separated path relative to the walk root, "" for the root itself).
-func Parse(base string, data []byte) []Rule {
-	base = strings.Trim(base, "/")
-	var rules []Rule
+// Parse reads the patterns of an ignore file that applies below domain (the
+// slash-separated directory of a .gitignore relative to the work tree's
+// top; "" for the top itself and for the global and info/exclude files).
+func Parse(domain string, data []byte) Rules {
+	var dom []string
+	if domain = strings.Trim(domain, "/"); domain != "" {
+		dom = strings.Split(domain, "/")
+	}
+	var rules Rules
 	for line := range strings.Lines(string(data)) {
 		line = strings.TrimRight(line, "\r\n")
-		if r, ok := parseLine(base, line); ok {
-			rules = append(rules, r)
+		if line == "" || line[0] == '#' {
+			continue
 		}
+		if line = trimTrailingSpaces(line); line == "" {
+			continue
+		}
+		neg := ""
+		if line[0] == '!' {
+			neg, line = "!", line[1:]
+		}
+		if strings.Trim(line, "/") == "" {
+			continue // "/" or "!" alone match nothing in git
+		}
+		line = adapt(line)
+		if inner, ok := strings.CutSuffix(line, "/**"); ok && inner != "" && inner != "**" {
+			// git: "dir/**" matches everything inside dir but not dir
+			// itself; go-git would match dir too.
+			rules = append(rules, inside{inner: gitignore.ParsePattern("/"+strings.TrimPrefix(inner, "/"), dom), negate: neg != ""})
+			continue
+		}
+		rules = append(rules, gitignore.ParsePattern(neg+line, dom))
 	}
 	return rules
 }
 
-func parseLine(base, line string) (Rule, bool) {
-	r := Rule{base: base, text: line}
-	line = trimTrailingSpaces(line)
-	if line == "" || strings.HasPrefix(line, "#") {
-		return Rule{}, false
-	}
-	switch {
-	case strings.HasPrefix(line, "!"):
-		r.negate = true
-		line = line[1:]
-	case strings.HasPrefix(line, `\!`), strings.HasPrefix(line, `\#`):
-		line = line[1:]
-	}
-	if strings.HasSuffix(line, "/") {
-		r.dirOnly = true
-		line = strings.TrimRight(line, "/")
-	}
-	if line == "" {
-		return Rule{}, false
-	}
-	if strings.Contains(line, "/") {
-		r.anchored = true
-		line = strings.TrimLeft(line, "/")
-	}
-	r.segments = strings.Split(line, "/")
-	if !r.anchored && r.segments[0] != "**" {
-		// A bare name matches at any depth: the same as a leading "**/".
-		r.segments = append([]string{"**"}, r.segments...)
-	}
-	for _, s := range r.segments {
-		if s != "**" && !validSegment(s) {
-			return Rule{}, false
-		}
-	}
-	return r, true
+// inside matches the paths strictly below a directory that inner matches.
+type inside struct {
+	inner  gitignore.Pattern
+	negate bool
 }
 
-// trimTrailingSpaces drops trailing spaces that are not escaped with a
-// backslash, and turns an escaped trailing space into a plain one.
+func (p inside) Match(path []string, isDir bool) gitignore.MatchResult {
+	for i := len(path) - 1; i >= 1; i-- {
+		if p.inner.Match(path[:i], true) != gitignore.NoMatch {
+			if p.negate {
+				return gitignore.Include
+			}
+			return gitignore.Exclude
+		}
+	}
+	return gitignore.NoMatch
+}
+
+// trimTrailingSpaces drops trailing spaces unless escaped with a backslash;
+// an escaped one stays escaped ("\ "), which the glob reads as a space.
 func trimTrailingSpaces(s string) string {
 	end := len(s)
 	for end > 0 && s[end-1] == ' ' {
 		if end >= 2 && s[end-2] == '\\' {
-			return s[:end-2] + " "
+			return s[:end]
 		}
 		end--
 	}
 	return s[:end]
 }
 
-// validSegment reports whether path.Match accepts the glob.
-func validSegment(s string) bool {
-	_, err := path.Match(s, "")
-	return err == nil
-}
-
-// Match reports whether the rule matches rel (slash-separated, relative to the
-// walk root).
-func (r Rule) Match(rel string, isDir bool) (matched bool) {
-	if r.dirOnly && !isDir {
-		return false
-	}
-	sub := rel
-	if r.base != "" {
-		if !strings.HasPrefix(rel, r.base+"/") {
-			return false
+// adapt rewrites git glob syntax that Go's path matching reads differently:
+// "[!" opening a bracket expression becomes "[^", and a "**" inside a path
+// segment (not the whole segment) becomes "*".
+func adapt(p string) string {
+	var b strings.Builder
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if i > 0 {
+			b.WriteByte('/')
 		}
-		sub = rel[len(r.base)+1:]
-	}
-	return matchSegments(r.segments, strings.Split(sub, "/"))
-}
-
-// matchSegments matches glob segments against path segments, "**" standing
-// for any number of whole segments (at least one when it ends the pattern).
-func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			if len(rest) == 0 {
-				return len(name) >= 1
+		if seg != "**" {
+			for strings.Contains(seg, "**") {
+				seg = strings.ReplaceAll(seg, "**", "*")
 			}
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(rest, name[i:]) {
-					return true
+		}
+		inClass := false
+		for j := 0; j < len(seg); j++ {
+			c := seg[j]
+			switch {
+			case c == '\\' && j+1 < len(seg):
+				b.WriteByte(c)
+				j++
+				b.WriteByte(seg[j])
+				continue
+			case c == '[' && !inClass:
+				inClass = true
+				b.WriteByte(c)
+				if j+1 < len(seg) && seg[j+1] == '!' {
+					b.WriteByte('^')
+					j++
 				}
+				if j+1 < len(seg) && seg[j+1] == ']' { // a leading ] is literal; Go wants it escaped
+					j++
+					b.WriteString(`\]`)
+				}
+				continue
+			case c == ']' && inClass:
+				inClass = false
 			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
-	}
-	return len(name) == 0
-}
-
-// Rules is an ordered list of rules from the root's and nested .gitignore
-// files, parents first.
-type Rules []Rule
-
-// Ignored reports whether rel is ignored: the last rule that matches decides.
-func (rs Rules) Ignored(rel string, isDir bool) bool {
-	for i := len(rs) - 1; i >= 0; i-- {
-		if rs[i].Match(rel, isDir) {
-			return !rs[i].negate
+			b.WriteByte(c)
 		}
 	}
-	return false
+	return b.String()
 }
 
-// With returns a new list with more appended, never sharing the backing array
-// with rs, so sibling directories can extend one parent list independently.
-func (rs Rules) With(more []Rule) Rules {
+// With returns rs followed by more, never sharing rs's backing array, so
+// sibling directories extend one parent list independently.
+func (rs Rules) With(more Rules) Rules {
 	if len(more) == 0 {
 		return rs
 	}
 	out := make(Rules, 0, len(rs)+len(more))
 	return append(append(out, rs...), more...)
+}
+
+// Ignored reports whether rel (slash-separated, relative to the work tree's
+// top) is ignored: the last rule that matches decides.
+func (rs Rules) Ignored(rel string, isDir bool) bool {
+	if len(rs) == 0 {
+		return false
+	}
+	parts := strings.Split(rel, "/")
+	for i := len(rs) - 1; i >= 0; i-- {
+		switch rs[i].Match(parts, isDir) {
+		case gitignore.Exclude:
+			return true
+		case gitignore.Include:
+			return false
+		}
+	}
+	return false
+}
+
+// Context is what git's ignore rules look like from a walk root.
+type Context struct {
+	// Prefix is the walk root relative to the work tree's top, slash-separated;
+	// "" when the root is the top or not inside a git work tree.
+	Prefix string
+	// Rules are the patterns of the global excludes file, .git/info/exclude
+	// and the .gitignore files above the walk root (the walk adds the root's
+	// own and deeper ones as it descends).
+	Rules Rules
+	// Sources are the files consulted (present or not); a change to any of
+	// them can change what is ignored.
+	Sources []string
+}
+
+// Load finds the git work tree that contains root (an absolute directory)
+// and reads the ignore files that apply to it. getenv resolves HOME and
+// XDG_CONFIG_HOME for the global excludes file. Unreadable files count as
+// empty: ignore rules only ever narrow a walk.
+func Load(root string, getenv func(string) string) Context {
+	var c Context
+	top, gitDir := findWorkTree(root)
+	read := func(p, domain string) {
+		c.Sources = append(c.Sources, p)
+		if data, err := os.ReadFile(p); err == nil {
+			c.Rules = append(c.Rules, Parse(domain, data)...)
+		}
+	}
+	configs := globalConfigs(getenv)
+	if gitDir != "" {
+		configs = append(configs, filepath.Join(gitDir, "config"))
+	}
+	if excl := excludesFile(configs, getenv); excl != "" {
+		read(excl, "")
+	}
+	c.Sources = append(c.Sources, configs...)
+	if top == "" {
+		return c
+	}
+	read(filepath.Join(gitDir, "info", "exclude"), "")
+	rel, err := filepath.Rel(top, root)
+	if err != nil || rel == "." {
+		return c
+	}
+	c.Prefix = filepath.ToSlash(rel)
+	// .gitignore files from the top down to the root's parent; the walk
+	// reads the root's own.
+	dir, domain := top, ""
+	for _, seg := range strings.Split(c.Prefix, "/") {
+		read(filepath.Join(dir, ".gitignore"), domain)
+		dir = filepath.Join(dir, seg)
+		domain = strings.TrimPrefix(domain+"/"+seg, "/")
+	}
+	return c
+}
+
+// findWorkTree returns the nearest directory at or above dir that holds a
+// .git entry, and the git directory (for a .git file, the "gitdir:" it
+// names); both "" outside a work tree.
+func findWorkTree(dir string) (top, gitDir string) {
+	for d := dir; ; {
+		g := filepath.Join(d, ".git")
+		if st, err := os.Stat(g); err == nil {
+			if st.IsDir() {
+				return d, g
+			}
+			if data, err := os.ReadFile(g); err == nil {
+				if s, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:"); ok {
+					s = strings.TrimSpace(s)
+					if !filepath.IsAbs(s) {
+						s = filepath.Join(d, s)
+					}
+					return d, s
+				}
+			}
+			return d, ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", ""
+		}
+		d = parent
+	}
+}
+
+// configHome is $XDG_CONFIG_HOME, or ~/.config when unset or relative.
+func configHome(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return x
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".config")
+	}
+	return ""
+}
+
+// globalConfigs lists git's system and global config files in the order
+// git reads them (later ones win).
+func globalConfigs(getenv func(string) string) []string {
+	out := []string{"/etc/gitconfig"}
+	if ch := configHome(getenv); ch != "" {
+		out = append(out, filepath.Join(ch, "git", "config"))
+	}
+	if home := getenv("HOME"); home != "" {
+		out = append(out, filepath.Join(home, ".gitconfig"))
+	}
+	return out
+}
+
+// excludesFile returns core.excludesFile from the last config that sets it,
+// else git's default $XDG_CONFIG_HOME/git/ignore.
+func excludesFile(configs []string, getenv func(string) string) string {
+	val := ""
+	for _, p := range configs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		cfg := config.New()
+		if err := config.NewDecoder(bytes.NewReader(data)).Decode(cfg); err != nil {
+			continue
+		}
+		if v := cfg.Section("core").Options.Get("excludesfile"); v != "" {
+			val = v
+		}
+	}
+	if val == "" {
+		if ch := configHome(getenv); ch != "" {
+			return filepath.Join(ch, "git", "ignore")
+		}
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(val, "~/"); ok {
+		if home := getenv("HOME"); home != "" {
+			return filepath.Join(home, rest)
+		}
+		return ""
+	}
+	return val
 }

@@ -1,6 +1,8 @@
 // Package walk lists the source files of a repository that a map should
-// cover: it honours .gitignore files (the root's, nested ones and
-// .git/info/exclude), leaves out hidden, vendored and testdata directories,
+// cover: it honours git's ignore rules (nested .gitignore files, those above
+// the root up to the work tree's top, .git/info/exclude and the global
+// excludes file; see package ignore), leaves out hidden, vendored and
+// testdata directories,
 // never follows a symbolic link out of the root, and classifies file
 // contents as generated, minified or binary so callers can skip them.
 package walk
@@ -15,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/synaxi/synaxi/mapgen/ignore"
@@ -123,26 +126,51 @@ func within(dir, abs string) bool {
 
 // File is one file a walk found.
 type File struct {
-	Rel  string // slash-separated, relative to the root
-	Abs  string
-	Size int64
+	Rel     string // slash-separated, relative to the root
+	Abs     string
+	Size    int64
+	ModTime time.Time
+}
+
+// Dir is one directory a walk read, with its modification time: a file
+// added, removed or renamed in it changes that time.
+type Dir struct {
+	Rel     string
+	ModTime time.Time
+}
+
+// Result is what a walk found and what it depended on.
+type Result struct {
+	Files     []File   // sorted by path
+	Dirs      []Dir    // every directory read, the root first
+	Sources   []string // ignore files consulted, present or not (absolute paths)
+	Truncated bool     // stopped at MaxFiles or MaxDirs
 }
 
 // Walk returns the files under root, sorted by path, that accept admits
 // (typically by extension) and that no ignore rule, skipped directory or
-// outward symbolic link excludes. Unreadable directories are skipped. After
-// MaxFiles files or MaxDirs directories it stops and reports truncated.
+// outward symbolic link excludes, reading git's global excludes file through
+// the process environment. See Scan.
 func Walk(ctx context.Context, root Root, accept func(rel string) bool) (files []File, truncated bool, err error) {
-	w := walker{ctx: ctx, root: root, accept: accept}
-	rules := ignore.Rules(nil)
-	if data, err := os.ReadFile(filepath.Join(root.dir, ".git", "info", "exclude")); err == nil {
-		rules = rules.With(ignore.Parse("", data))
+	res, err := Scan(ctx, root, accept, os.Getenv)
+	return res.Files, res.Truncated, err
+}
+
+// Scan walks root like Walk and also reports the directories it read and
+// the ignore files it consulted, so a caller can tell later, by their
+// modification times, whether a new walk could find anything different.
+// getenv resolves HOME and XDG_CONFIG_HOME for git's global excludes file.
+// Unreadable directories are skipped. After MaxFiles files or MaxDirs
+// directories it stops and reports Truncated.
+func Scan(ctx context.Context, root Root, accept func(rel string) bool, getenv func(string) string) (Result, error) {
+	ic := ignore.Load(root.dir, getenv)
+	w := walker{ctx: ctx, root: root, accept: accept, prefix: ic.Prefix}
+	w.res.Sources = ic.Sources
+	if err := w.dir("", ic.Rules); err != nil && !errors.Is(err, errFull) {
+		return Result{}, err
 	}
-	if err := w.dir("", rules); err != nil && !errors.Is(err, errFull) {
-		return nil, false, err
-	}
-	slices.SortFunc(w.files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
-	return w.files, w.full, nil
+	slices.SortFunc(w.res.Files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
+	return w.res, nil
 }
 
 var errFull = errors.New("walk: file limit reached")
@@ -151,22 +179,42 @@ type walker struct {
 	ctx    context.Context
 	root   Root
 	accept func(string) bool
-	files  []File
-	dirs   int
-	full   bool
+	prefix string // the root relative to the git work tree's top
+	res    Result
+}
+
+// gitPath is rel as the ignore rules see it: relative to the work tree's top.
+func (w *walker) gitPath(rel string) string {
+	switch {
+	case w.prefix == "":
+		return rel
+	case rel == "":
+		return w.prefix
+	}
+	return w.prefix + "/" + rel
 }
 
 func (w *walker) dir(rel string, rules ignore.Rules) error {
 	if err := w.ctx.Err(); err != nil {
 		return fmt.Errorf("walk %s: %w", w.root.dir, err)
 	}
-	if w.dirs++; w.dirs > MaxDirs {
-		w.full = true
+	if len(w.res.Dirs) == MaxDirs {
+		w.res.Truncated = true
 		return errFull
 	}
 	abs := filepath.Join(w.root.dir, filepath.FromSlash(rel))
-	if data, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
-		rules = rules.With(ignore.Parse(rel, data))
+	st, err := os.Stat(abs)
+	if err != nil {
+		if rel == "" {
+			return fmt.Errorf("read root %s: %w", abs, err)
+		}
+		return nil
+	}
+	w.res.Dirs = append(w.res.Dirs, Dir{Rel: rel, ModTime: st.ModTime()})
+	gi := filepath.Join(abs, ".gitignore")
+	w.res.Sources = append(w.res.Sources, gi)
+	if data, err := os.ReadFile(gi); err == nil {
+		rules = rules.With(ignore.Parse(w.gitPath(rel), data))
 	}
 	entries, err := os.ReadDir(abs)
 	if err != nil {
@@ -177,6 +225,9 @@ func (w *walker) dir(rel string, rules ignore.Rules) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
 		childRel := name
 		if rel != "" {
 			childRel = rel + "/" + name
@@ -201,25 +252,25 @@ func (w *walker) dir(rel string, rules ignore.Rules) error {
 		}
 		switch {
 		case mode.IsDir():
-			if strings.HasPrefix(name, ".") || skipDirs[name] || rules.Ignored(childRel, true) {
+			if skipDirs[name] || rules.Ignored(w.gitPath(childRel), true) {
 				continue
 			}
 			if err := w.dir(childRel, rules); err != nil {
 				return err
 			}
 		case mode.IsRegular():
-			if strings.HasPrefix(name, ".") || !w.accept(childRel) || rules.Ignored(childRel, false) {
+			if !w.accept(childRel) || rules.Ignored(w.gitPath(childRel), false) {
 				continue
 			}
 			st, err := os.Stat(childAbs)
 			if err != nil || st.Size() > MaxFileSize {
 				continue
 			}
-			if len(w.files) == MaxFiles {
-				w.full = true
+			if len(w.res.Files) == MaxFiles {
+				w.res.Truncated = true
 				return errFull
 			}
-			w.files = append(w.files, File{Rel: childRel, Abs: childAbs, Size: st.Size()})
+			w.res.Files = append(w.res.Files, File{Rel: childRel, Abs: childAbs, Size: st.Size(), ModTime: st.ModTime()})
 		}
 	}
 	return nil
