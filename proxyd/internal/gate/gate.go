@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -38,9 +40,58 @@ type Projector interface {
 	Project(ctx context.Context, in *Input) (*Output, error)
 }
 
+// Body is a request body read once: its bytes, their JSON parsed without a
+// copy, and whether they are valid JSON, checked once in the background so
+// the check overlaps whatever reads the body first.
+//
+// JSON is gjson's lazy view of the bytes: reading it never fails, but on
+// invalid input it returns nonsense. Whoever keeps or serves anything read
+// from it must first see Valid report true.
+type Body struct {
+	raw   []byte
+	json  gjson.Result
+	check sync.Once
+	done  chan struct{}
+	valid bool
+}
+
+// Parse wraps raw, which must not be modified afterwards (the parse shares
+// its memory). It does not read the bytes; Check and Valid do.
+func Parse(raw []byte) *Body {
+	return &Body{raw: raw, json: gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))), done: make(chan struct{})}
+}
+
+// Bytes returns the body as the client sent it; the caller must not modify it.
+func (b *Body) Bytes() []byte { return b.raw }
+
+// JSON returns the parsed body, valid or not (see Valid).
+func (b *Body) JSON() gjson.Result { return b.json }
+
+// Check starts validating the body in the background, once.
+func (b *Body) Check() {
+	b.check.Do(func() {
+		go func() {
+			b.valid = gjson.ValidBytes(b.raw)
+			close(b.done)
+		}()
+	})
+}
+
+// Valid reports whether the body is valid JSON, waiting for Check's answer
+// (and starting it if nobody has).
+func (b *Body) Valid() bool {
+	b.Check()
+	<-b.done
+	return b.valid
+}
+
 // Input is one gated request as the client sent it.
 type Input struct {
-	Body    []byte      // the original request body; must not be modified
+	// Body is the original request body, its validation already started.
+	// A projector may read Body.JSON at once but must see Body.Valid before
+	// it keeps or returns anything derived from it; the transport forwards
+	// the original whenever Valid is false, whatever the projector said.
+	Body    *Body
 	Session string      // X-Claude-Code-Session-Id, else metadata.user_id
 	Agent   string      // x-claude-code-agent-id; empty for the main conversation
 	Header  http.Header // the client's headers (read only; includes credentials)
@@ -59,9 +110,10 @@ type Identity struct{}
 
 // Project returns in.Body unchanged.
 func (Identity) Project(_ context.Context, in *Input) (*Output, error) {
-	return &Output{Body: in.Body, Stats: ledger.ProjectionStats{
-		OriginalBytes: len(in.Body),
-		ServedBytes:   len(in.Body),
+	b := in.Body.Bytes()
+	return &Output{Body: b, Stats: ledger.ProjectionStats{
+		OriginalBytes: len(b),
+		ServedBytes:   len(b),
 		Note:          "identity",
 	}}, nil
 }
@@ -80,7 +132,7 @@ func IsMessages(method, path string) bool {
 
 // Gated reports whether the request is handed to the projection engine.
 // body is only inspected for its top-level system field.
-func (r Rule) Gated(method, path string, body []byte) bool {
+func (r Rule) Gated(method, path string, body *Body) bool {
 	if r.Disable || !IsMessages(method, path) {
 		return false
 	}
@@ -90,11 +142,11 @@ func (r Rule) Gated(method, path string, body []byte) bool {
 // IsWorker reports whether the top-level system of a Messages body contains
 // the sentinel. system may be a string or an array of text blocks; anything
 // else (including malformed JSON) is not a worker.
-func IsWorker(body []byte) bool {
-	if !bytes.Contains(body, []byte(Sentinel)) {
+func IsWorker(body *Body) bool {
+	if !bytes.Contains(body.Bytes(), []byte(Sentinel)) {
 		return false // fast path: most requests never mention it
 	}
-	sys := gjson.GetBytes(body, "system")
+	sys := body.JSON().Get("system")
 	switch {
 	case sys.Type == gjson.String:
 		return strings.Contains(sys.Str, Sentinel)
@@ -114,12 +166,12 @@ func IsWorker(body []byte) bool {
 
 // Session returns the conversation's session id: Claude Code's session
 // header, else the body's metadata.user_id.
-func Session(h http.Header, body []byte) string {
+func Session(h http.Header, body *Body) string {
 	if s := h.Get(SessionHeader); s != "" {
 		return s
 	}
-	if u := gjson.GetBytes(body, "metadata.user_id"); u.Type == gjson.String {
-		return u.Str
+	if u := body.JSON().Get("metadata.user_id"); u.Type == gjson.String {
+		return strings.Clone(u.Str) // not a view into the body: it outlives it
 	}
 	return ""
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,20 +42,41 @@ func TestGated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.rule.Gated(tt.method, tt.path, tt.body))
+			assert.Equal(t, tt.want, tt.rule.Gated(tt.method, tt.path, Parse(tt.body)))
 		})
 	}
 }
 
 func TestSession(t *testing.T) {
 	h := http.Header{}
-	body := []byte(`{"metadata":{"user_id":"u1"}}`)
+	body := Parse([]byte(`{"metadata":{"user_id":"u1"}}`))
 	assert.Equal(t, "u1", Session(h, body))
 	h.Set("x-claude-code-session-id", "s1")
 	assert.Equal(t, "s1", Session(h, body))
-	assert.Equal(t, "", Session(http.Header{}, []byte("nope")))
+	assert.Equal(t, "", Session(http.Header{}, Parse([]byte("nope"))))
 	h.Set("x-claude-code-agent-id", "a1")
 	assert.Equal(t, "a1", Agent(h))
+}
+
+func TestBody(t *testing.T) {
+	raw := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	b := Parse(raw)
+	assert.Equal(t, raw, b.Bytes())
+	msgs := b.JSON().Get("messages")
+	assert.Same(t, &raw[24], unsafe.StringData(msgs.Raw), "the parse shares the body's memory")
+	b.Check()
+	b.Check()
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); assert.True(t, b.Valid()) }()
+	}
+	wg.Wait()
+
+	for _, bad := range []string{`{"model":"m"`, `{"a":1}x`, ``, `{"a":tru}`} {
+		assert.False(t, Parse([]byte(bad)).Valid(), bad)
+	}
+	assert.True(t, Parse([]byte(` [1] `)).Valid())
 }
 
 type projFunc func(context.Context, *Input) (*Output, error)
@@ -61,10 +84,10 @@ type projFunc func(context.Context, *Input) (*Output, error)
 func (f projFunc) Project(ctx context.Context, in *Input) (*Output, error) { return f(ctx, in) }
 
 func TestRun(t *testing.T) {
-	in := &Input{Body: []byte(`{"a":1}`)}
+	in := &Input{Body: Parse([]byte(`{"a":1}`))}
 	out, err := Run(context.Background(), Identity{}, in)
 	require.NoError(t, err)
-	assert.Equal(t, in.Body, out.Body)
+	assert.Equal(t, in.Body.Bytes(), out.Body)
 
 	_, err = Run(context.Background(), projFunc(func(context.Context, *Input) (*Output, error) { panic("boom") }), in)
 	var pe *PanicError
@@ -84,9 +107,10 @@ func FuzzIsWorker(f *testing.F) {
 	f.Add([]byte(`{"system":[{"type":"text","text":"x SYNAXI-PROJECTION-WORKER"}]}`))
 	f.Add([]byte(`{"messages":[{"content":"SYNAXI-PROJECTION-WORKER"}],"system":"x"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if IsWorker(body) {
+		b := Parse(body)
+		if IsWorker(b) {
 			assert.Contains(t, string(body), Sentinel)
 		}
-		_ = Session(http.Header{}, body)
+		_ = Session(http.Header{}, b)
 	})
 }

@@ -81,8 +81,8 @@ type request struct {
 	model, messages, system, tools gjson.Result
 }
 
-func parseRequest(body []byte) request {
-	r := request{top: gjson.Parse(string(body))}
+func parseRequest(top gjson.Result) request {
+	r := request{top: top}
 	r.top.ForEach(func(k, v gjson.Result) bool {
 		var p *gjson.Result
 		switch k.Str {

@@ -198,7 +198,7 @@ func (e *Engine) Project(ctx context.Context, in *gate.Input) (*gate.Output, err
 	if in.Header != nil {
 		beta = in.Header.Get("anthropic-beta")
 	}
-	r, err := e.ProjectBody(ctx, in.Body, beta)
+	r, err := e.project(ctx, in.Body, beta)
 	if err != nil {
 		return nil, err
 	}
@@ -211,19 +211,26 @@ func (e *Engine) Project(ctx context.Context, in *gate.Input) (*gate.Output, err
 	return &gate.Output{Body: r.Body, Stats: r.Stats, Visibility: r.Visibility}, nil
 }
 
-// ProjectBody projects one Messages request body.
+// ProjectBody projects one Messages request body. It works on a copy, so
+// the caller may reuse body (what the engine remembers may point into it).
 func (e *Engine) ProjectBody(ctx context.Context, body []byte, beta string) (*Result, error) {
+	return e.project(ctx, gate.Parse(bytes.Clone(body)), beta)
+}
+
+// project projects a request body parsed once by the transport (or by
+// ProjectBody).
+func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	// Validating a large body takes as long as splitting it into messages;
 	// the two run side by side (gjson reads invalid JSON without failing,
 	// and nothing it returns is used before the body is known valid).
-	valid := make(chan bool, 1)
-	go func() { valid <- gjson.ValidBytes(body) }()
-	req := parseRequest(body)
+	in.Check()
+	body := in.Bytes()
+	req := parseRequest(in.JSON())
 	raws, err := splitMessages(req.messages)
-	if !<-valid {
+	if !in.Valid() {
 		return nil, errors.New("request body is not valid JSON")
 	}
 	if err != nil {

@@ -153,6 +153,7 @@ type exchange struct {
 	session, agent string
 	path           string
 	original       []byte
+	body           *gate.Body // original, parsed
 	served         []byte
 
 	gated, projected bool
@@ -269,9 +270,10 @@ func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
 	if s.testHookGate != nil {
 		s.testHookGate()
 	}
-	x.session = gate.Session(r.Header, body)
+	x.body = gate.Parse(body)
+	x.session = gate.Session(r.Header, x.body)
 	x.agent = gate.Agent(r.Header)
-	x.gated = s.o.Rule.Gated(r.Method, r.URL.Path, body)
+	x.gated = s.o.Rule.Gated(r.Method, r.URL.Path, x.body)
 	if x.gated {
 		s.gated.Add(1)
 		x.firstRequest = gjson.GetBytes(body, "messages.#").Int() == 1
@@ -284,14 +286,14 @@ func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
 }
 
 func (s *Server) project(r *http.Request, x *exchange) {
-	if !gjson.ValidBytes(x.original) {
+	if !x.body.Valid() {
 		// The projector only ever sees valid JSON; the upstream answers
 		// the malformed original as it would without the proxy.
 		s.failOpen(x, "gated request body is not valid JSON")
 		return
 	}
 	out, err := gate.Run(r.Context(), s.o.Projector, &gate.Input{
-		Body: x.original, Session: x.session, Agent: x.agent, Header: r.Header.Clone(),
+		Body: x.body, Session: x.session, Agent: x.agent, Header: r.Header.Clone(),
 	})
 	if err != nil {
 		var pe *gate.PanicError

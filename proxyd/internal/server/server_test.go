@@ -459,7 +459,7 @@ func TestProjectedServeWritesVisibility(t *testing.T) {
 		o.Projector = projectorFunc(func(_ context.Context, in *gate.Input) (*gate.Output, error) {
 			return &gate.Output{
 				Body:       served,
-				Stats:      ledger.ProjectionStats{OriginalBytes: len(in.Body), ServedBytes: len(served), Evicted: 3},
+				Stats:      ledger.ProjectionStats{OriginalBytes: len(in.Body.Bytes()), ServedBytes: len(served), Evicted: 3},
 				Visibility: &visibility.Export{Files: map[string]visibility.File{"/w/a.go": {Evicted: true}}},
 			}, nil
 		})
