@@ -110,6 +110,9 @@ type options struct {
 	logConv     bool
 }
 
+// parseServe reads the flags of serve and start, and refuses a listen
+// address that is not loopback unless --allow-non-loopback says otherwise.
+// Flag errors are already written to stderr when it returns.
 func parseServe(name string, args []string, stderr io.Writer) (*options, error) {
 	o := &options{set: map[string]bool{}}
 	fs := flag.NewFlagSet("synaxi-proxyd "+name, flag.ContinueOnError)
@@ -135,6 +138,11 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
+	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
+		err := fmt.Errorf("refusing to listen on %s: not a loopback address (the proxy carries your credentials); use 127.0.0.1:PORT, or --allow-non-loopback if you really mean it", o.listen)
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -196,10 +204,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if o.showVersion {
 		fmt.Fprintln(stdout, "synaxi-proxyd", buildinfo.Version(version))
 		return 0
-	}
-	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
-		fmt.Fprintf(stderr, "synaxi-proxyd: refusing to listen on %s: not a loopback address (the proxy carries your credentials); use 127.0.0.1:PORT, or --allow-non-loopback if you really mean it\n", o.listen)
-		return 2
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
@@ -287,10 +291,6 @@ func portOf(addr string) int {
 func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseServe("start", args, stderr)
 	if err != nil {
-		return 2
-	}
-	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
-		fmt.Fprintf(stderr, "synaxi-proxyd: refusing to listen on %s: not a loopback address; use --allow-non-loopback if you really mean it\n", o.listen)
 		return 2
 	}
 	dirs := xdg.Resolve()

@@ -107,8 +107,9 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 		code, _, errOut := runCmd(t, "serve", "--listen", addr)
 		assert.Equal(t, 2, code, addr)
 		assert.Contains(t, errOut, "not a loopback address")
-		code, _, _ = runCmd(t, "start", "--listen", addr)
+		code, _, startErr := runCmd(t, "start", "--listen", addr)
 		assert.Equal(t, 2, code, addr)
+		assert.Equal(t, errOut, startErr, "serve and start refuse alike")
 	}
 }
 
@@ -162,4 +163,9 @@ func TestVersionAndUsage(t *testing.T) {
 	code, _, errOut := runCmd(t, "frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, errOut, "unknown command")
+	code, out, _ = runCmd(t, "help")
+	assert.Equal(t, 0, code)
+	for _, cmd := range []string{"serve", "start", "stop", "status", "replay", "-version"} {
+		assert.Contains(t, out, "synaxi-proxyd "+cmd, "the usage names every command")
+	}
 }
