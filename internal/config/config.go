@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,7 @@ type Config struct {
 	Projection Projection `toml:"projection"`
 	NoReread   NoReread   `toml:"noreread"`
 	StatusLine StatusLine `toml:"statusline"`
+	Guidance   Guidance   `toml:"guidance"`
 }
 
 // Proxy configures synaxi-proxyd.
@@ -66,6 +68,21 @@ type StatusLine struct {
 	Color           string `toml:"color" doc:"auto, always or never (NO_COLOR is honoured with auto)"`
 }
 
+// Guidance configures how learned guidance is published (docs/ingest.md).
+type Guidance struct {
+	SessionStart bool     `toml:"session_start" doc:"give each new Claude Code session the guidance learned for its project as SessionStart additional context"`
+	MaxChars     int      `toml:"max_chars" doc:"cap, in characters, of the SessionStart guidance (500 to 9500; Claude Code moves hook output over 10000 into a file)"`
+	Writers      string   `toml:"writers" doc:"comma-separated opt-in writers that keep a marked section in the project's agents,cursor,copilot,gemini files (AGENTS.md, .cursor/rules/synaxi.mdc, .github/copilot-instructions.md, .gemini/styleguide.md); empty writes no file"`
+	Renderer     string   `toml:"renderer" doc:"deterministic, or model to have an OpenAI-compatible endpoint rephrase the guidance (used only if every item cites real profile entries)"`
+	ModelURL     string   `toml:"model_url" doc:"base URL of the OpenAI-compatible endpoint of the model renderer, e.g. http://127.0.0.1:11434/v1"`
+	Model        string   `toml:"model" doc:"model name the model renderer asks for"`
+	ModelKeyEnv  string   `toml:"model_key_env" doc:"name of the environment variable holding the model renderer's API key (sent as a bearer token); the key itself is never stored in config"`
+	ModelTimeout Duration `toml:"model_timeout" doc:"how long one model rendering may take before the deterministic text is used"`
+}
+
+// GuidanceWriters are the writer names guidance.writers accepts.
+var GuidanceWriters = []string{"agents", "cursor", "copilot", "gemini"}
+
 // Default returns the documented defaults.
 func Default() Config {
 	return Config{
@@ -82,6 +99,12 @@ func Default() Config {
 			LoopThreshold: 3,
 		},
 		StatusLine: StatusLine{Color: "auto"},
+		Guidance: Guidance{
+			SessionStart: true,
+			MaxChars:     6000,
+			Renderer:     "deterministic",
+			ModelTimeout: Duration(60 * time.Second),
+		},
 	}
 }
 
@@ -221,10 +244,34 @@ func (c *Config) Validate() error {
 	case c.NoReread.LoopThreshold < 0 || c.NoReread.LoopThreshold == 1:
 		return bad("noreread.loop_threshold", "must be 0 (off) or at least 2, not %d", c.NoReread.LoopThreshold)
 	}
+	if err := c.Guidance.validate(bad); err != nil {
+		return err
+	}
 	switch c.StatusLine.Color {
 	case "auto", "always", "never":
 	default:
 		return bad("statusline.color", "must be auto, always or never, not %q", c.StatusLine.Color)
+	}
+	return nil
+}
+
+func (g *Guidance) validate(bad func(key, format string, a ...any) error) error {
+	switch {
+	case g.MaxChars < 500 || g.MaxChars > 9500:
+		return bad("guidance.max_chars", "must be from 500 to 9500, not %d", g.MaxChars)
+	case g.Renderer != "deterministic" && g.Renderer != "model":
+		return bad("guidance.renderer", "must be deterministic or model, not %q", g.Renderer)
+	case g.Renderer == "model" && !validUpstream(g.ModelURL):
+		return bad("guidance.model_url", "the model renderer needs an http:// or https:// base URL, not %q", g.ModelURL)
+	case g.Renderer == "model" && strings.TrimSpace(g.Model) == "":
+		return bad("guidance.model", "the model renderer needs a model name")
+	case g.ModelTimeout < Duration(time.Second):
+		return bad("guidance.model_timeout", "must be at least 1s, not %s", g.ModelTimeout.Std())
+	}
+	for _, w := range strings.Split(g.Writers, ",") {
+		if w = strings.TrimSpace(w); w != "" && !slices.Contains(GuidanceWriters, w) {
+			return bad("guidance.writers", "unknown writer %q (want a comma-separated list of %s)", w, strings.Join(GuidanceWriters, ", "))
+		}
 	}
 	return nil
 }
