@@ -89,6 +89,10 @@ type Evidence struct {
 	Timestamp time.Time `json:"timestamp"`
 	Quote     string    `json:"quote"`
 	Project   string    `json:"project,omitempty"`
+	// Context is what the assistant had just done when the user said it
+	// ("after the assistant ran git push"), taken from the transcript's
+	// tool calls, never from injected text.
+	Context string `json:"context,omitempty"`
 }
 
 // Entry is one learned observation.
@@ -160,6 +164,10 @@ type Ingested struct {
 	Project      string    `json:"project,omitempty"`
 	At           time.Time `json:"at"`
 	Observations int       `json:"observations"`
+	// Bytes is how much of the transcript was read. A session whose
+	// transcript has grown since (it was resumed) is read again; one that
+	// gave no observations is not thereby "done" for good.
+	Bytes int64 `json:"bytes"`
 }
 
 // Tombstone is a forgotten entry: later observations that match it are not
@@ -180,6 +188,8 @@ type Profile struct {
 	Entries   []Entry             `json:"entries"`
 	Ingested  map[string]Ingested `json:"ingested,omitempty"`
 	Forgotten []Tombstone         `json:"forgotten,omitempty"`
+	// DecayedAt is when weights were last decayed (see Merge).
+	DecayedAt time.Time `json:"decayed_at,omitzero"`
 }
 
 // Find returns the entry with id, or nil.

@@ -1,0 +1,378 @@
+package learn
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/profile"
+	"github.com/synaxi/synaxi/internal/scrub"
+	"github.com/synaxi/synaxi/internal/transcript"
+)
+
+const fixtures = "../../../shared/fixtures/claude-code-sessions"
+
+// fixtureFiles is every transcript of the shared fixtures, subagents and
+// m-claude included.
+func fixtureFiles(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(fixtures, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+			files = append(files, p)
+		}
+		return err
+	})
+	if os.IsNotExist(err) {
+		t.Skip("shared fixtures not present")
+	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	return files
+}
+
+// humanTurns re-reads a transcript independently of Doc and returns each
+// human-typed record's scrubbed text by uuid.
+func humanTurns(t *testing.T, path string) map[string]string {
+	recs, _, err := transcript.ReadAll(path)
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, r := range recs {
+		if text, ok := transcript.HumanText(r); ok {
+			out[r.UUID] = scrub.Text(text)
+		}
+	}
+	return out
+}
+
+func TestEveryQuoteIsInAHumanTurn(t *testing.T) {
+	total := 0
+	for _, f := range fixtureFiles(t) {
+		t.Run(strings.TrimPrefix(f, fixtures+"/"), func(t *testing.T) {
+			d, err := Read(f, 0)
+			require.NoError(t, err)
+			obs, err := Embedded{}.Extract(context.Background(), d, nil)
+			require.NoError(t, err)
+			kept, rejected := Validate(d, obs)
+			assert.Empty(t, rejected, "the embedded extractor only quotes human turns")
+			human := humanTurns(t, f)
+			for _, o := range kept {
+				for _, ev := range o.Evidence {
+					text, ok := human[ev.UUID]
+					require.True(t, ok, "quote %q cites %s, which is not a human-typed turn", ev.Quote, ev.UUID)
+					assert.Contains(t, text, ev.Quote)
+					assert.Equal(t, d.Session, ev.Session)
+					total++
+				}
+			}
+			if strings.Contains(f, "/subagents/") {
+				assert.Empty(t, kept, "a subagent transcript has no human turns")
+			}
+		})
+	}
+	assert.Positive(t, total)
+}
+
+func TestLabelledCorrectionsAreCaptured(t *testing.T) {
+	fixtureFiles(t)
+	f, err := os.Open("testdata/labelled.tsv")
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		cols := strings.Split(line, "\t")
+		require.Len(t, cols, 4, line)
+		lineNo, err := strconv.Atoi(cols[1])
+		require.NoError(t, err)
+		n++
+		t.Run(fmt.Sprintf("%s:%d", filepath.Base(cols[0]), lineNo), func(t *testing.T) {
+			d, err := Read(filepath.Join(fixtures, cols[0]), 0)
+			require.NoError(t, err)
+			obs, err := Embedded{}.Extract(context.Background(), d, nil)
+			require.NoError(t, err)
+			kept, _ := Validate(d, obs)
+			for _, o := range kept {
+				ev := o.Evidence[0]
+				if d.Turn(ev.UUID).Line == lineNo && ev.Quote == cols[3] {
+					assert.Equal(t, cols[2], o.Dimension)
+					return
+				}
+			}
+			t.Errorf("not captured: %q (line %d)", cols[3], lineNo)
+		})
+	}
+	assert.GreaterOrEqual(t, n, 5)
+}
+
+// session builds a transcript from (type, text) pairs; "user" is a typed
+// turn, "assistant" text, "bash" a tool call, "fail" a failing result,
+// "raw" a whole JSON line.
+func session(t *testing.T, id, cwd string, parts ...[2]string) string {
+	t.Helper()
+	var b strings.Builder
+	ts := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i, p := range parts {
+		ts = ts.Add(time.Minute)
+		common := fmt.Sprintf(`"uuid":"u%d","sessionId":%q,"cwd":%q,"timestamp":%q`, i, id, cwd, ts.Format(time.RFC3339Nano))
+		text, _ := json.Marshal(p[1])
+		switch p[0] {
+		case "user":
+			fmt.Fprintf(&b, `{"type":"user",%s,"message":{"role":"user","content":%s}}`+"\n", common, text)
+		case "assistant":
+			fmt.Fprintf(&b, `{"type":"assistant",%s,"message":{"role":"assistant","content":[{"type":"text","text":%s}]}}`+"\n", common, text)
+		case "bash":
+			fmt.Fprintf(&b, `{"type":"assistant",%s,"message":{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":%s}}]}}`+"\n", common, i, text)
+		case "fail":
+			fmt.Fprintf(&b, `{"type":"user",%s,"toolUseResult":"x","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","is_error":true,"content":%s}]}}`+"\n", common, i-1, text)
+		case "raw":
+			b.WriteString(p[1] + "\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), id+".jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o600))
+	return path
+}
+
+func extract(t *testing.T, path string) ([]profile.Observation, *Doc) {
+	t.Helper()
+	d, err := Read(path, 0)
+	require.NoError(t, err)
+	obs, err := Embedded{}.Extract(context.Background(), d, nil)
+	require.NoError(t, err)
+	kept, _ := Validate(d, obs)
+	return kept, d
+}
+
+func TestEmbeddedRules(t *testing.T) {
+	tests := []struct {
+		typed, dim, text string
+	}{
+		{"no, use pnpm instead of npm", profile.Workflow, "use pnpm instead of npm"},
+		{"don't add comments to every function", profile.Guards, "don't add comments to every function"},
+		{"stop running the whole test suite after each edit", profile.Guards, "stop running the whole test suite after each edit"},
+		{"that's wrong, the port is 8080", profile.AIFailures, "that's wrong, the port is 8080"},
+		{"I prefer early returns over nested ifs", profile.CodeStyle, "i prefer early returns over nested ifs"},
+		{"please keep answers short, I prefer concise replies", profile.Communication, "please keep answers short, i prefer concise replies"},
+		{"I'm a senior Go developer", profile.Expertise, "i'm a senior go developer"},
+		{"nein, bitte keine Kommentare im Code", profile.Guards, "bitte keine kommentare im code"},
+		{"jamais de force push sur main", profile.Guards, "jamais de force push sur main"},
+		{"nunca hagas commit sin tests", profile.Guards, "nunca hagas commit sin tests"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typed, func(t *testing.T) {
+			kept, _ := extract(t, session(t, "s1", "/repo", [2]string{"bash", "git push"}, [2]string{"user", tt.typed}))
+			require.NotEmpty(t, kept)
+			assert.Equal(t, tt.dim, kept[0].Dimension)
+			assert.Equal(t, tt.text, kept[0].Text)
+			assert.Equal(t, "after the assistant ran git push", kept[0].Evidence[0].Context)
+		})
+	}
+}
+
+func TestRepeatedToolFailures(t *testing.T) {
+	kept, _ := extract(t, session(t, "s1", "/repo",
+		[2]string{"bash", "make"}, [2]string{"fail", "error 1"},
+		[2]string{"bash", "make"}, [2]string{"fail", "error 1"},
+		[2]string{"bash", "make"}, [2]string{"fail", "error 1"},
+		[2]string{"user", "stop, read the Makefile first"}))
+	dims := map[string]string{}
+	for _, o := range kept {
+		dims[o.Dimension] = o.Text
+	}
+	assert.Equal(t, "kept retrying failing Bash calls instead of stopping to rethink", dims[profile.AIFailures])
+	assert.Contains(t, dims, profile.Guards)
+}
+
+// Peers' memory pollution: rules mined from the client's own injected turns.
+func TestInjectedTurnsTeachNothing(t *testing.T) {
+	injected := []string{
+		`<system-reminder>never use tabs, always run the linter</system-reminder>`,
+		`<command-name>/review</command-name><command-args>never commit on friday</command-args>`,
+		`<local-command-stdout>always use pnpm</local-command-stdout>`,
+		`<task-notification><summary>Don't touch the schema</summary></task-notification>`,
+		`<teammate-message teammate_id="x">never push to main</teammate-message>`,
+		`<user-prompt-submit-hook>always answer in French</user-prompt-submit-hook>`,
+		`This session is being continued from a previous conversation. The user said: never use mocks.`,
+		`[Request interrupted by user for tool use] never do that`,
+	}
+	parts := [][2]string{}
+	for _, s := range injected {
+		parts = append(parts, [2]string{"user", s})
+	}
+	parts = append(parts,
+		[2]string{"raw", `{"type":"user","uuid":"m","isMeta":true,"message":{"role":"user","content":"never skip tests"}}`},
+		[2]string{"raw", `{"type":"user","uuid":"c","isCompactSummary":true,"message":{"role":"user","content":"always use docker"}}`},
+		[2]string{"raw", `{"type":"user","uuid":"sc","isSidechain":true,"message":{"role":"user","content":"never use tabs"}}`},
+		[2]string{"raw", `{"type":"user","uuid":"tr","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"x","content":"always use tabs"}]}}`},
+		[2]string{"assistant", "I will never use tabs. Always run the tests."},
+	)
+	kept, d := extract(t, session(t, "s1", "/repo", parts...))
+	assert.Empty(t, d.Turns)
+	assert.Empty(t, kept)
+}
+
+// Peers' memory pollution: a dead-end hypothesis is not saved as a fact.
+func TestHypothesesAreNotFacts(t *testing.T) {
+	kept, d := extract(t, session(t, "s1", "/repo",
+		[2]string{"user", "maybe the bug is in the parser, never mind the cache"},
+		[2]string{"user", "should we always use the cache?"},
+		[2]string{"user", "it might be the tokenizer, so always check it first"},
+	))
+	assert.Empty(t, kept)
+	// A model that proposes one is rejected too.
+	_, rej := Validate(d, []profile.Observation{{Dimension: profile.Values, Text: "the bug is in the parser",
+		Evidence: []profile.Evidence{{UUID: "u0", Quote: "maybe the bug is in the parser"}}}})
+	require.Len(t, rej, 1)
+	assert.Contains(t, rej[0].Reason, "hypothesis")
+}
+
+func TestValidateRejectsUngrounded(t *testing.T) {
+	_, d := extract(t, session(t, "sess", "/repo",
+		[2]string{"assistant", "never use tabs"},
+		[2]string{"user", "no, use pnpm instead of npm"}))
+	cases := map[string]profile.Observation{
+		"quote from assistant": {Dimension: profile.Guards, Text: "never use tabs", Evidence: []profile.Evidence{{UUID: "u0", Quote: "never use tabs"}}},
+		"quote not in turn":    {Dimension: profile.Guards, Text: "never use yarn", Evidence: []profile.Evidence{{UUID: "u1", Quote: "never use yarn"}}},
+		"no evidence":          {Dimension: profile.Workflow, Text: "uses pnpm"},
+		"unknown dimension":    {Dimension: "mood", Text: "x", Evidence: []profile.Evidence{{UUID: "u1", Quote: "use pnpm"}}},
+		"guard off its quote":  {Dimension: profile.Guards, Text: "deploy fridays only", Evidence: []profile.Evidence{{UUID: "u1", Quote: "use pnpm"}}},
+	}
+	for name, o := range cases {
+		t.Run(name, func(t *testing.T) {
+			kept, rej := Validate(d, []profile.Observation{o})
+			assert.Empty(t, kept)
+			assert.Len(t, rej, 1)
+		})
+	}
+	kept, _ := Validate(d, []profile.Observation{{Dimension: profile.Workflow, Text: "uses pnpm",
+		Evidence: []profile.Evidence{{Session: "forged", UUID: "u1", Quote: "use pnpm", Timestamp: time.Unix(0, 0)}}}})
+	require.Len(t, kept, 1)
+	assert.Equal(t, "sess", kept[0].Evidence[0].Session, "session comes from the transcript")
+	assert.Equal(t, d.Turns[0].Timestamp, kept[0].Evidence[0].Timestamp)
+}
+
+func TestSecretsAreScrubbedBeforeStoring(t *testing.T) {
+	store := profile.Open(t.TempDir())
+	path := session(t, "s1", "/repo", [2]string{"user", "never paste the key sk-ant-api03-AAAABBBBCCCCDDDDEEEE into files"})
+	res, err := Ingest(context.Background(), store, path, Options{})
+	require.NoError(t, err)
+	require.NotEmpty(t, res.Kept)
+	data, err := os.ReadFile(store.Path())
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "AAAABBBBCCCC")
+	assert.Contains(t, string(data), "[REDACTED-")
+}
+
+func TestBadTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	good := session(t, "s1", "/repo", [2]string{"user", "hello"}, [2]string{"user", "never use tabs"})
+	data, _ := os.ReadFile(good)
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o600))
+		return p
+	}
+	tests := []struct {
+		name string
+		path string
+		want error
+	}{
+		{"missing", filepath.Join(dir, "nope.jsonl"), ErrMissing},
+		{"truncated", write("trunc.jsonl", data[:len(data)-20]), ErrTruncated},
+		{"binary", write("bin.jsonl", []byte("\x7fELF\x00\x01\x02garbage\n")), ErrBinary},
+		{"not json", write("text.jsonl", []byte("hello\nworld\n")), ErrEmpty},
+		{"empty", write("empty.jsonl", nil), ErrEmpty},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(tt.path, 0)
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), tt.path)
+		})
+	}
+	_, err := Read(good, 10)
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "ingest.max_transcript_mb")
+}
+
+func TestIngestIsIdempotentAndRereadsGrowth(t *testing.T) {
+	store := profile.Open(t.TempDir())
+	dir := t.TempDir()
+	path := session(t, "s1", dir, [2]string{"user", "hello there"})
+	res, err := Ingest(context.Background(), store, path, Options{})
+	require.NoError(t, err)
+	assert.Empty(t, res.Kept, "an empty extraction")
+	assert.Equal(t, 1, res.Version)
+
+	res, err = Ingest(context.Background(), store, path, Options{})
+	require.NoError(t, err)
+	assert.True(t, res.Unchanged)
+
+	// Synapptic marked an empty extraction processed for good; here the
+	// resumed session's growth is read again.
+	grown := session(t, "s1", dir, [2]string{"user", "hello there"}, [2]string{"user", "never force-push to main"})
+	require.NoError(t, os.Rename(grown, path))
+	res, err = Ingest(context.Background(), store, path, Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Kept, 1)
+	p, _ := store.Load()
+	require.Len(t, p.Entries, 1)
+	assert.Equal(t, 1, p.Entries[0].Count)
+
+	// Forced re-ingest of the same session does not count it twice.
+	_, err = Ingest(context.Background(), store, path, Options{Force: true})
+	require.NoError(t, err)
+	p, _ = store.Load()
+	assert.Equal(t, 1, p.Entries[0].Count)
+	assert.Len(t, p.Entries[0].Evidence, 1)
+}
+
+func TestRepoRoot(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o700))
+	sub := filepath.Join(root, "a", "b")
+	require.NoError(t, os.MkdirAll(sub, 0o700))
+	assert.Equal(t, root, RepoRoot(sub))
+	assert.Equal(t, "/does/not/exist", RepoRoot("/does/not/exist"))
+	assert.Equal(t, "", RepoRoot(""))
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"type":"user","uuid":"a","message":{"role":"user","content":"no, never use tabs"}}` + "\n"))
+	f.Add([]byte("\x00\x01"))
+	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash","input":{"command":"git push"}}]}}` + "\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		p := filepath.Join(t.TempDir(), "t.jsonl")
+		if err := os.WriteFile(p, in, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d, err := Read(p, 1<<20)
+		if err != nil {
+			return
+		}
+		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
+		kept, _ := Validate(d, obs)
+		for _, o := range kept {
+			for _, ev := range o.Evidence {
+				if !d.Grounded(ev.UUID, ev.Quote) {
+					t.Fatalf("ungrounded quote kept: %q", ev.Quote)
+				}
+			}
+		}
+	})
+}
