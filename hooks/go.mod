@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (

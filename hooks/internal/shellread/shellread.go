@@ -1,21 +1,34 @@
 // Package shellread decides what a shell command line shows the model of
 // which files, and which files it may change.
 //
+// The line is parsed as bash with mvdan.cc/sh/v3/syntax and its simple
+// commands are walked in execution order: sequences, && and ||, pipelines,
+// subshells and blocks, if/while/for/case bodies, functions, and command
+// and process substitutions. The working directory follows cd (scoped to a
+// subshell; unknown after a conditional cd), and a for loop over literal
+// words is walked once per word with its variable bound.
+//
 // It is deliberately conservative in one direction: a command counts as a
-// read only when its whole output is file content the model will see as is
-// (cat, head, tail, sed -n 'A,Bp', awk NR ranges, nl, bat, less, more,
-// optionally narrowed by a later head/tail/sed stage). A stage piped into a
-// search, a test run, an interpreter or any other program, output redirected
-// to a file, or input from a here-document is never a read, so the hook
-// never blocks those commands. Edits are detected generously (redirect
-// targets, tee, sed -i, mv/cp/rm, git checkout/apply/reset/stash/restore,
-// formatters, …): forgetting a read costs one allowed re-read, while
-// missing an edit could deny fresh content.
+// read only when it runs unconditionally and its whole output is file
+// content the model will see as is (cat, head, tail, sed -n 'A,Bp', awk NR
+// ranges, nl, bat, less, more, optionally narrowed by a later
+// head/tail/sed stage). A stage piped into a search, a test run, an
+// interpreter or any other program, output redirected to a file, input
+// from a here-document, a read inside a condition, a loop or a
+// substitution is never a read, so the hook never blocks those commands.
+// Edits are detected generously (redirect targets, tee, sed -i, mv/cp/rm,
+// git checkout/apply/reset/stash/restore, formatters, xargs and find
+// -exec/-delete with unknown operands, edits inside any compound command or
+// substitution, and any line that does not parse): forgetting a read
+// costs one allowed re-read, while missing an edit could deny fresh
+// content.
 package shellread
 
 import (
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Range is a 1-based inclusive line range; End 0 means "to the end of the
@@ -58,106 +71,19 @@ type Analysis struct {
 // Normalize is the loop breaker's key for a command: whitespace collapsed.
 func Normalize(cmd string) string { return strings.Join(strings.Fields(cmd), " ") }
 
-// stage is one command of a pipeline.
-type stage struct {
-	words     []token
-	redirects []redirect
-	heredoc   bool // stdin from a here-document or here-string
-}
-
-type redirect struct {
-	op     string
-	fd     string
-	target token
-}
-
-type statement struct {
-	stages []stage
-}
-
-// split groups tokens into statements (separated by ; && || & newline and
-// parentheses) of pipeline stages.
-func split(toks []token) []statement {
-	var (
-		out []statement
-		cur statement
-		st  stage
-	)
-	flushStage := func() {
-		if len(st.words) > 0 || len(st.redirects) > 0 {
-			cur.stages = append(cur.stages, st)
-		}
-		st = stage{}
-	}
-	flushStmt := func() {
-		flushStage()
-		if len(cur.stages) > 0 {
-			out = append(out, cur)
-		}
-		cur = statement{}
-	}
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
-		if t.kind == tWord {
-			if (t.text == "{" || t.text == "}") && !t.dynamic && len(st.words) == 0 {
-				flushStmt()
-				continue
-			}
-			st.words = append(st.words, t)
-			continue
-		}
-		switch t.text {
-		case "|", "|&":
-			flushStage()
-		case ";", ";;", "&&", "||", "&", "\n", "(", ")":
-			flushStmt()
-		case "<<", "<<-", "<<<":
-			st.heredoc = true
-			if i+1 < len(toks) && toks[i+1].kind == tWord {
-				i++
-			}
-		default: // redirections
-			r := redirect{op: t.text, fd: t.fd}
-			if i+1 < len(toks) && toks[i+1].kind == tWord {
-				r.target = toks[i+1]
-				i++
-			}
-			st.redirects = append(st.redirects, r)
-		}
-	}
-	flushStmt()
-	return out
-}
-
 // Parse analyses a command line run in directory dir ("" leaves relative
-// paths as written).
+// paths as written). The line is parsed as bash by mvdan.cc/sh's parser
+// and walked in execution order. A line that does not parse (the shell
+// would refuse it too) reads nothing and is taken to change anything.
 func Parse(cmd, dir string) Analysis {
-	var a Analysis
-	a.OnlyReads = true
-	any := false
-	for _, s := range split(lex(cmd)) {
-		any = true
-		// cd changes where later relative paths point.
-		if len(s.stages) == 1 && len(s.stages[0].words) > 0 {
-			name, args := command(s.stages[0].words)
-			if name == "cd" || name == "pushd" {
-				dir = changeDir(dir, args)
-				if len(s.stages[0].redirects) > 0 {
-					a.OnlyReads = false
-				}
-				continue
-			}
-		}
-		edits, global := statementEdits(s, dir)
-		a.Edits = append(a.Edits, edits...)
-		a.Global = a.Global || global
-		reads, ok := statementReads(s, dir)
-		a.Reads = append(a.Reads, reads...)
-		if !ok && !harmless(s) || len(edits) > 0 || global {
-			a.OnlyReads = false
-		}
+	a := Analysis{OnlyReads: true}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
+	if err != nil {
+		return Analysis{Global: true}
 	}
-	if !any || len(a.Reads) == 0 {
+	w := walker{a: &a, dir: dir, vars: map[string]string{}}
+	w.list(f.Stmts, true)
+	if !w.any || len(a.Reads) == 0 {
 		a.OnlyReads = false
 	}
 	return a
@@ -165,7 +91,7 @@ func Parse(cmd, dir string) Analysis {
 
 // harmless reports a statement that shows no file and changes nothing.
 func harmless(s statement) bool {
-	if len(s.stages) != 1 || len(s.stages[0].redirects) > 0 {
+	if len(s.stages) != 1 || len(s.stages[0].redirects) > 0 || s.stages[0].opaque {
 		return false
 	}
 	name, _ := command(s.stages[0].words)
@@ -264,4 +190,8 @@ func isAssignment(s string) bool {
 		}
 	}
 	return s[0] < '0' || s[0] > '9'
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -153,6 +153,28 @@ func TestReads(t *testing.T) {
 		{"echo hi", nil, false},
 		{"", nil, false},
 		{"# cat a.go", nil, false},
+
+		// Parsed by a real shell parser: quoting, compound commands,
+		// substitutions.
+		{`cat a\ b.go`, reads(whole("/w/a b.go")), true},
+		{`cat 'a b'.go "c"d.go`, reads(whole("/w/a b.go"), whole("/w/cd.go")), true},
+		{`cat "x\$y.go"`, reads(whole("/w/x$y.go")), true},
+		{"cat a.go | head -5 # first lines", reads(lines("/w/a.go", 1, 5)), true},
+		{"time cat a.go", reads(whole("/w/a.go")), true},
+		{"(cd sub && cat x.go); cat y.go", reads(whole("/w/sub/x.go"), whole("/w/y.go")), true},
+		{"cat a.go &", reads(whole("/w/a.go")), true},
+		{"if true; then cat a.go; fi", nil, false},
+		{"for f in a.go b.go; do cat $f; done", nil, false},
+		{"while read l; do cat a.go; done < list", nil, false},
+		{"cat a.go | while read l; do echo $l; done", nil, false},
+		{`echo "$(cat a.go)"`, nil, false},
+		{"cat <(sort a.go)", nil, false},
+		{"{ cat a.go; } > out.txt", nil, false},
+		{"{ cat a.go; } | grep x", nil, false},
+		{"cat {a,b}.go", nil, false},
+		{"cat a.go |", nil, false},
+		{"cat a.go; if x; then y; fi", reads(whole("/w/a.go")), false},
+		{"cat <<EOF\n$(cat a.go)\nEOF", nil, false},
 	}
 	assert.GreaterOrEqual(t, len(cases), 60)
 	for _, c := range cases {
@@ -211,6 +233,45 @@ func TestEdits(t *testing.T) {
 		{`bash -c "sed -i s/a/b/ a.go"`, edits("/w/a.go"), false},
 		{"cat a.go", nil, false},
 		{"pytest -q | tail -40", nil, false},
+
+		// Compound commands, substitutions, xargs and find (issue 11).
+		{"if true; then rm x.txt; fi", edits("/w/x.txt"), false},
+		{"if [ -f a ]; then :; elif true; then rm b.go; else echo x > c.go; fi", edits("/w/b.go", "/w/c.go"), false},
+		{"for f in a.go b.go; do sed -i 's/a/b/' $f; done", edits("/w/a.go", "/w/b.go"), false},
+		{`for f in a.go sub/b.go; do sed -i "s/a/b/" "$f"; done`, edits("/w/a.go", "/w/sub/b.go"), false},
+		{"for f in a.go; do rm ${f}.bak; done", edits("/w/a.go.bak"), false},
+		{"for f in *.go; do sed -i 's/a/b/' $f; done", nil, true},
+		{"for f in a.go; do f=other.go; rm $f; done", nil, true},
+		{"for f in a.go b.go; do gofmt -l $f; done > log.txt", edits("/w/log.txt"), false},
+		{"while read f; do rm \"$f\"; done < list.txt", nil, true},
+		{"case $x in a) rm a.go;; *) touch b.go;; esac", edits("/w/a.go", "/w/b.go"), false},
+		{"f() { rm a.go; }", edits("/w/a.go"), false},
+		{"{ echo x; } > out.txt", edits("/w/out.txt"), false},
+		{"(cd sub && rm a.go); rm b.go", edits("/w/sub/a.go", "/w/b.go"), false},
+		{"cd sub; for f in a.go; do rm $f; done", edits("/w/sub/a.go"), false},
+		{"if cd sub; then :; fi; rm a.go", nil, true},
+		{"time rm a.go", edits("/w/a.go"), false},
+		{"! rm a.go", edits("/w/a.go"), false},
+		{"echo x > a.go &", edits("/w/a.go"), false},
+		{`echo "$(rm a.go)"`, edits("/w/a.go"), false},
+		{"X=$(mktemp); rm $X", nil, true},
+		{"diff <(sort a) <(sort b) > out.txt", edits("/w/out.txt"), false},
+		{"cat <<EOF > notes.md\n$(rm a.go)\nEOF", edits("/w/a.go", "/w/notes.md"), false},
+		{"cat <<'EOF' > notes.md\n$(rm a.go)\nEOF", edits("/w/notes.md"), false},
+		{"rm {a,b}.go", nil, true},
+		{"xargs rm < list.txt", nil, true},
+		{"git ls-files | xargs sed -i 's/x/y/'", nil, true},
+		{"xargs -0 -n 1 rm -f", nil, true},
+		{"ls | xargs -I{} mv {} done/", edits("/w/done"), true},
+		{"xargs cat < list.txt", nil, false},
+		{"xargs", nil, false},
+		{"find . -name '*.orig' -delete", nil, true},
+		{"find . -name '*.go' -exec sed -i 's/a/b/' {} +", nil, true},
+		{`find . -name '*.go' -exec rm '{}' \;`, nil, true},
+		{`find . -name '*.go' -exec cat {} \;`, nil, false},
+		{"find . -type f -fprint list.txt", edits("/w/list.txt"), false},
+		{"find . -name x -execdir sh -c 'echo y > out.txt' \\;", edits("/w/out.txt"), false},
+		{"cat a.go |", nil, true},
 	}
 	for _, c := range cases {
 		t.Run(c.cmd, func(t *testing.T) {
@@ -236,7 +297,9 @@ func TestNormalize(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"cat a.go | head -5", "sed -n '1,2p;3q' x", "awk 'NR==1,NR==2' y",
 		"cat <<EOF\nx\nEOF\ncat b", `echo "$(cat a)" > b`, "bash -c 'mv a b'", "tail -n +3 a | tail -2",
-		"head -100 a | sed -n 5,10p | tail -2", "cd x; cd ..; cat ../../a", "'", `"\`, "$((", "cat ${"} {
+		"head -100 a | sed -n 5,10p | tail -2", "cd x; cd ..; cat ../../a", "'", `"\`, "$((", "cat ${",
+		"for f in a b; do sed -i s/x/y/ $f; done", "if true; then rm x; fi", "find . -exec rm {} +",
+		"xargs -I{} cp {} d < l", "f() { (cd x; cat y) | head -2; }", "cat <<-E\n\t$(rm a)\nE"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
@@ -259,4 +322,18 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = strings.TrimSpace(Normalize(cmd))
 	})
+}
+
+// BenchmarkParse times the analysis of command lines the hook sees often.
+func BenchmarkParse(b *testing.B) {
+	cmds := []string{
+		"cat -n pkg/a/file.go | sed -n '1,80p'",
+		"pytest tests/test_api.py -x 2>&1 | tail -40",
+		"cd sub && git status --short && go test ./... 2>&1 | head -50",
+		"for f in a.go b.go; do sed -i 's/a/b/' $f; done",
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Parse(cmds[i%len(cmds)], "/w")
+	}
 }
