@@ -101,7 +101,7 @@ type Input struct {
 type Output struct {
 	Body       []byte                 // the body sent upstream
 	Stats      ledger.ProjectionStats // recorded in the ledger row
-	Visibility *visibility.Export     // written after the serve; nil writes nothing
+	Visibility *visibility.Export     // written after the serve, under the request's session and agent; nil writes nothing
 }
 
 // Identity projects nothing: it returns the body unchanged. The proxy uses it

@@ -202,12 +202,6 @@ func (e *Engine) Project(ctx context.Context, in *gate.Input) (*gate.Output, err
 	if err != nil {
 		return nil, err
 	}
-	if r.Visibility != nil {
-		r.Visibility.Session, r.Visibility.Agent = in.Session, in.Agent
-		if r.Visibility.Agent == "" {
-			r.Visibility.Agent = visibility.MainAgent
-		}
-	}
 	return &gate.Output{Body: r.Body, Stats: r.Stats, Visibility: r.Visibility}, nil
 }
 

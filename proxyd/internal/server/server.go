@@ -309,11 +309,9 @@ func (s *Server) project(r *http.Request, x *exchange) {
 	stats := out.Stats
 	x.stats = &stats
 	if v := out.Visibility; v != nil {
-		if v.Session == "" {
-			v.Session = x.session
-		}
+		v.Session, v.Agent = x.session, x.agent
 		if v.Agent == "" {
-			v.Agent = x.agent
+			v.Agent = visibility.MainAgent
 		}
 		if v.Updated.IsZero() {
 			v.Updated = time.Now()
