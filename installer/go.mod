@@ -7,11 +7,15 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
+	github.com/tidwall/gjson v1.20.2
+	github.com/tidwall/sjson v1.2.9
 )
 
 require (
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/gofrs/flock v0.13.2 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

@@ -23,7 +23,7 @@ const (
 )
 
 // ErrNoCLI reports that no Claude Code CLI could be found.
-var ErrNoCLI = errors.New("Claude Code CLI not found")
+var ErrNoCLI = errors.New("no Claude Code CLI found")
 
 // Fix is the hint shown when the CLI is missing.
 const Fix = "install Claude Code (npm install -g @anthropic-ai/claude-code), or pass --claude PATH, or set SYNAXI_CLAUDE=PATH, then run `synaxi install` again"

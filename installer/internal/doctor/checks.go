@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,8 +10,8 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/savings"
+	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
 )
 
@@ -75,14 +76,12 @@ func checkClaudeCLI(ctx context.Context, f *facts) Check {
 
 func checkSettingsFile(_ context.Context, f *facts) Check {
 	path := claude.SettingsPath(f.cdir)
-	if f.setErr != nil {
+	var se *settings.SyntaxError
+	switch {
+	case errors.As(f.setErr, &se):
+		return Check{Name: "settings.json", Detail: fmt.Sprintf("not valid JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg), Fix: se.Hint + " in " + path}
+	case f.setErr != nil:
 		return Check{Name: "settings.json", Detail: f.setErr.Error(), Fix: "make " + path + " readable"}
-	}
-	if err := jsonedit.Check(f.settings); err != nil {
-		return Check{Name: "settings.json", Detail: err.Error(), Fix: "fix the JSON in " + path}
-	}
-	if _, comments := jsonedit.Blank(f.settings); comments {
-		return Check{Name: "settings.json", Detail: "has comments, which Claude Code rejects", Fix: "remove the comments from " + path}
 	}
 	return Check{Name: "settings.json", OK: true, Detail: path}
 }
@@ -100,7 +99,7 @@ func checkPlugin(_ context.Context, f *facts) Check {
 
 func checkStatusLine(_ context.Context, f *facts) Check {
 	if !f.composed() {
-		return Check{Name: "status line", Warn: true, Detail: fmt.Sprintf("not composed: statusLine.command is %q", jsonedit.GetString(f.settings, "statusLine", "command")), Fix: "synaxi install"}
+		return Check{Name: "status line", Warn: true, Detail: fmt.Sprintf("not composed: statusLine.command is %q", f.setting("statusLine", "command")), Fix: "synaxi install"}
 	}
 	if _, err := os.Stat(filepath.Join(setup.BinDir(f.d), "synaxi-statusline")); err != nil {
 		return Check{Name: "status line", Detail: "points at a missing synaxi-statusline", Fix: "synaxi install"}
@@ -127,7 +126,7 @@ func checkRouting(_ context.Context, f *facts) Check {
 	case f.proxy.URL() != f.routeURL:
 		return Check{Name: "routing", Detail: "settings route to " + f.routeURL + " but the proxy listens at " + f.proxy.URL(),
 			Fix: "synaxi install --route (rewrites the address), or pin proxy.port in the config"}
-	case jsonedit.GetString(f.settings, "env", "ENABLE_TOOL_SEARCH") != "true":
+	case f.setting("env", "ENABLE_TOOL_SEARCH") != "true":
 		return Check{Name: "routing", Warn: true, Detail: "routed, but env.ENABLE_TOOL_SEARCH is not true: MCP tool search is off behind a custom base URL", Fix: "synaxi install --route"}
 	default:
 		return Check{Name: "routing", OK: true, Detail: "settings route Claude Code through " + f.routeURL}

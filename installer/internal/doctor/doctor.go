@@ -5,18 +5,15 @@ package doctor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"text/tabwriter"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/savings"
+	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
 	"github.com/synaxi/synaxi/installer/internal/wrap"
 	"github.com/synaxi/synaxi/internal/config"
@@ -45,7 +42,7 @@ type facts struct {
 	configErr error
 	d         xdg.Dirs
 	cdir      string
-	settings  []byte
+	settings  *settings.Doc // nil when setErr says why
 	setErr    error
 	proxy     *proxyctl.State
 	routeURL  string
@@ -55,18 +52,24 @@ type facts struct {
 func gather(ctx context.Context, e Env) *facts {
 	f := &facts{env: e, d: xdg.Resolve(), cdir: claude.Dir(e.Getenv)}
 	f.config, f.configErr = config.Load(f.d.ConfigFile(), e.Getenv)
-	f.settings, f.setErr = os.ReadFile(claude.SettingsPath(f.cdir))
-	if errors.Is(f.setErr, fs.ErrNotExist) {
-		f.setErr = nil
-	}
+	f.settings, f.setErr = settings.Read(claude.SettingsPath(f.cdir))
 	f.proxy = proxyctl.Inspect(ctx, f.d)
-	f.routeURL = jsonedit.GetString(f.settings, "env", "ANTHROPIC_BASE_URL")
+	f.routeURL = f.setting("env", "ANTHROPIC_BASE_URL")
 	f.wraps, _ = wrap.Markers(f.d)
 	return f
 }
 
+// setting is the string at keys in settings.json, "" when it has none or
+// the file does not read.
+func (f *facts) setting(keys ...string) string {
+	if f.settings == nil {
+		return ""
+	}
+	return f.settings.String(keys...)
+}
+
 func (f *facts) composed() bool {
-	return jsonedit.GetString(f.settings, "statusLine", "command") == setup.StatusLineCommand(f.d)
+	return f.setting("statusLine", "command") == setup.StatusLineCommand(f.d)
 }
 
 func (f *facts) routedToProxy() bool {
@@ -162,15 +165,15 @@ func Doctor(ctx context.Context, w io.Writer, e Env) int {
 		}
 	}
 	fmt.Fprintf(w, "\neffective configuration (%s):\n", f.d.ConfigFile())
-	var settings []config.Setting
+	var effective []config.Setting
 	if f.config != nil {
-		settings = f.config.Settings
+		effective = f.config.Settings
 	} else {
 		fmt.Fprintf(w, "  (the config does not load; showing defaults)\n")
-		settings = config.Documented()
+		effective = config.Documented()
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, s := range settings {
+	for _, s := range effective {
 		from := string(s.Source)
 		if s.Origin != "" {
 			from += " " + s.Origin

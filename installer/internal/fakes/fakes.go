@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -86,7 +85,7 @@ func fakeClaude(args []string) int {
 	load := func(p string) map[string]any {
 		m := map[string]any{}
 		if data, err := os.ReadFile(p); err == nil {
-			if blank, _ := jsonedit.Blank(data); string(blank) != string(data) || json.Unmarshal(data, &m) != nil {
+			if json.Unmarshal(data, &m) != nil {
 				fmt.Fprintln(os.Stderr, "Invalid JSON syntax in settings file at", p)
 				os.Exit(1)
 			}

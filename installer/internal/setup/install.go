@@ -14,8 +14,8 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -105,6 +105,10 @@ func (in *installer) locked(fn func(*journal.Journal) error) error {
 }
 
 func (in *installer) install() error {
+	// A settings file install cannot edit stops it before anything changes.
+	if _, err := in.readSettings(); err != nil {
+		return err
+	}
 	if err := in.copyBinaries(); err != nil {
 		return err
 	}
@@ -257,9 +261,9 @@ func (in *installer) installPlugin() error {
 	}()
 	// The CLI adds these objects; where they were absent, uninstall removes
 	// them again once the CLI has emptied them.
-	if cur, err := os.ReadFile(files[0].Path); err == nil || errors.Is(err, fs.ErrNotExist) {
+	if cur, err := settings.Read(files[0].Path); err == nil {
 		for _, k := range []string{"extraKnownMarketplaces", "enabledPlugins"} {
-			if _, ok, err := jsonedit.Get(cur, k); err == nil && !ok {
+			if _, ok, err := cur.Get(k); err == nil && !ok {
 				files[0].AddKey(journal.Key{Path: []string{k}, Container: true})
 			}
 		}
@@ -323,66 +327,78 @@ func (in *installer) backupClaudeFiles() ([]*journal.File, error) {
 	return out, nil
 }
 
-// readSettings returns settings.json's bytes ("" when absent) and checks
-// that they can be edited.
-func (in *installer) readSettings() ([]byte, error) {
-	p := claude.SettingsPath(in.cdir)
-	src, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+// readSettings reads settings.json once and checks that it can be edited.
+func (in *installer) readSettings() (*settings.Doc, error) {
+	doc, err := settings.Read(claude.SettingsPath(in.cdir))
+	if err != nil {
+		return nil, fmt.Errorf("%w\n  nothing was changed; run `synaxi install` again once it is fixed", err)
 	}
-	if err := jsonedit.Check(src); err != nil {
-		return nil, fmt.Errorf("%s: %w; fix it by hand and run `synaxi install` again (nothing was changed in it)", p, err)
-	}
-	if _, found := jsonedit.Blank(src); found {
-		in.warnf("%s contains comments, which Claude Code %s rejects; synaxi kept them, but remove them so Claude Code reads the file", p, "2.1.332")
-	}
-	return src, nil
+	return doc, nil
 }
 
-// setSetting sets one key of settings.json, journaling the file and the
-// key's previous value first.
-func (in *installer) setSetting(value any, change string, path ...string) error {
-	src, err := in.readSettings()
-	if err != nil {
-		return err
+// setting is one settings.json key install sets, and why (for the journal).
+type setting struct {
+	keys   []string
+	value  any
+	change string
+}
+
+// setSettings applies changes to doc (settings.json as read once) and
+// writes the file once, journaling it and each key's previous value first.
+// A key that already holds its value is left alone.
+func (in *installer) setSettings(doc *settings.Doc, changes ...setting) error {
+	path := claude.SettingsPath(in.cdir)
+	var keys []journal.Key
+	var notes []string
+	for _, c := range changes {
+		old, existed, err := doc.Get(c.keys...)
+		if err != nil {
+			return err
+		}
+		enc, _ := json.Marshal(c.value)
+		if existed && jsonEqual(old, enc) {
+			continue
+		}
+		// Record the shallowest key that did not exist: creating env.X where
+		// there was no env creates env.
+		for i := 1; i < len(c.keys); i++ {
+			if _, ok, _ := doc.Get(c.keys[:i]...); !ok {
+				keys = append(keys, journal.Key{Path: slices.Clone(c.keys[:i]), Container: true})
+				break
+			}
+		}
+		k := journal.Key{Path: c.keys, Existed: existed}
+		if existed {
+			k.Original = append(json.RawMessage(nil), old...)
+		}
+		keys = append(keys, k)
+		if err := doc.Set(c.value, c.keys...); err != nil {
+			return err
+		}
+		notes = append(notes, c.change)
 	}
-	old, existed, err := jsonedit.Get(src, path...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", claude.SettingsPath(in.cdir), err)
-	}
-	enc, _ := json.Marshal(value)
-	if existed && jsonEqual(old, enc) {
+	if len(notes) == 0 {
 		return nil
-	}
-	out, err := jsonedit.Set(src, value, path...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", claude.SettingsPath(in.cdir), err)
 	}
 	if err := in.j.MkdirAll(in.cdir); err != nil {
 		return err
 	}
-	f, err := in.j.Backup(in.jdir, claude.SettingsPath(in.cdir))
+	f, err := in.j.Backup(in.jdir, path)
 	if err != nil {
 		return err
 	}
-	// Record the shallowest key that did not exist: creating env.X where
-	// there was no env creates env.
-	for i := 1; i < len(path); i++ {
-		if _, ok, _ := jsonedit.Get(src, path[:i]...); !ok {
-			f.AddKey(journal.Key{Path: slices.Clone(path[:i]), Container: true})
-			break
-		}
+	for _, k := range keys {
+		f.AddKey(k)
 	}
-	k := journal.Key{Path: path, Existed: existed}
-	if existed {
-		k.Original = append(json.RawMessage(nil), old...)
-	}
-	f.AddKey(k)
-	if err := journal.WriteFile(f.Path, out, modeOf(f.Path)); err != nil {
+	if err := journal.WriteFile(path, doc.Bytes(), modeOf(path)); err != nil {
 		return err
 	}
-	return f.Note(change)
+	for _, n := range notes {
+		if err := f.Note(n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func jsonEqual(a, b []byte) bool {
@@ -402,22 +418,29 @@ func modeOf(p string) fs.FileMode {
 	return 0o600
 }
 
+// statusLine is the settings.json statusLine install writes, in the order
+// Claude Code's documentation shows it.
+type statusLine struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+}
+
 // composeStatusLine points statusLine at the stable synaxi-statusline and
 // keeps the user's own command as statusline.previous_command.
 func (in *installer) composeStatusLine() error {
-	src, err := in.readSettings()
+	doc, err := in.readSettings()
 	if err != nil {
 		return err
 	}
 	ours := StatusLineCommand(in.dirs)
-	cur := jsonedit.GetString(src, "statusLine", "command")
-	_, hasLine, _ := jsonedit.Get(src, "statusLine")
+	cur := doc.String("statusLine", "command")
+	_, hasLine, _ := doc.Get("statusLine")
 	switch {
 	case cur == ours:
 		in.say("status line: already composed")
 		return nil
 	case !hasLine || cur == "":
-		if err := in.setSetting(map[string]any{"type": "command", "command": ours}, "statusLine set to synaxi-statusline", "statusLine"); err != nil {
+		if err := in.setSettings(doc, setting{[]string{"statusLine"}, statusLine{"command", ours}, "statusLine set to synaxi-statusline"}); err != nil {
 			return err
 		}
 		in.say("status line: set to %s", ours)
@@ -427,12 +450,10 @@ func (in *installer) composeStatusLine() error {
 		in.warnf("%v\n  your status line was left as it is", err)
 		return nil
 	}
-	if t := jsonedit.GetString(src, "statusLine", "type"); t != "command" {
-		if err := in.setSetting("command", "statusLine.type set to command", "statusLine", "type"); err != nil {
-			return err
-		}
-	}
-	if err := in.setSetting(ours, "statusLine.command now runs synaxi-statusline, which prints your previous status line first", "statusLine", "command"); err != nil {
+	err = in.setSettings(doc,
+		setting{[]string{"statusLine", "type"}, "command", "statusLine.type set to command"},
+		setting{[]string{"statusLine", "command"}, ours, "statusLine.command now runs synaxi-statusline, which prints your previous status line first"})
+	if err != nil {
 		return err
 	}
 	in.say("status line: composed (yours first: %s)", cur)
@@ -483,18 +504,18 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 
 // route makes Claude Code send its model traffic to the proxy.
 func (in *installer) route(url string) error {
-	src, err := in.readSettings()
+	doc, err := in.readSettings()
 	if err != nil {
 		return err
 	}
-	if cur := jsonedit.GetString(src, "env", "ANTHROPIC_BASE_URL"); cur != "" && cur != url && !in.j.Routed {
+	if cur := doc.String("env", "ANTHROPIC_BASE_URL"); cur != "" && cur != url && !in.j.Routed {
 		in.warnf("settings env.ANTHROPIC_BASE_URL is already %s; not routing through synaxi\n  fix: set proxy.upstream = %q in %s, remove env.ANTHROPIC_BASE_URL from settings.json, and run `synaxi install --route` again", cur, cur, in.dirs.ConfigFile())
 		return nil
 	}
-	if err := in.setSetting(url, "env.ANTHROPIC_BASE_URL routes model traffic through synaxi-proxyd", "env", "ANTHROPIC_BASE_URL"); err != nil {
-		return err
-	}
-	if err := in.setSetting("true", "env.ENABLE_TOOL_SEARCH keeps MCP tool search on behind a custom base URL", "env", "ENABLE_TOOL_SEARCH"); err != nil {
+	err = in.setSettings(doc,
+		setting{[]string{"env", "ANTHROPIC_BASE_URL"}, url, "env.ANTHROPIC_BASE_URL routes model traffic through synaxi-proxyd"},
+		setting{[]string{"env", "ENABLE_TOOL_SEARCH"}, "true", "env.ENABLE_TOOL_SEARCH keeps MCP tool search on behind a custom base URL"})
+	if err != nil {
 		return err
 	}
 	in.j.Routed = true

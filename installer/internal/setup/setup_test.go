@@ -14,7 +14,7 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/fakes"
 	"github.com/synaxi/synaxi/installer/internal/journal"
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
+	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -105,9 +105,6 @@ func TestInstallUninstallRestoresByteExact(t *testing.T) {
 			settings: "{\"statusLine\":{\"type\":\"command\",\"command\":\"echo mine\"}}",
 			config:   "# my config\n[proxy]\nport = 7777 # fixed\n\n[statusline]\ncolor = \"never\"\n",
 			wantPrev: "echo mine"},
-		{name: "comments (Claude Code rejects them; install warns and keeps them)",
-			settings: "// mine\n{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"echo hi\"}, /* keep */\n  \"model\": \"opus\"\n}\n",
-			wantPrev: "echo hi", wantWarn: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,8 +129,8 @@ func TestInstallUninstallRestoresByteExact(t *testing.T) {
 			}
 
 			s := e.settings(t)
-			assert.Equal(t, StatusLineCommand(d), jsonedit.GetString(s, "statusLine", "command"))
-			assert.Equal(t, "command", jsonedit.GetString(s, "statusLine", "type"))
+			assert.Equal(t, StatusLineCommand(d), str(t, s, "statusLine", "command"))
+			assert.Equal(t, "command", str(t, s, "statusLine", "type"))
 			l, err := config.Load(d.ConfigFile(), func(string) string { return "" })
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantPrev, l.StatusLine.PreviousCommand)
@@ -146,10 +143,10 @@ func TestInstallUninstallRestoresByteExact(t *testing.T) {
 				assert.Contains(t, string(s), "/* keep */")
 			}
 			if tt.route {
-				assert.True(t, strings.HasPrefix(jsonedit.GetString(s, "env", "ANTHROPIC_BASE_URL"), "http://127.0.0.1:"))
-				assert.Equal(t, "true", jsonedit.GetString(s, "env", "ENABLE_TOOL_SEARCH"))
+				assert.True(t, strings.HasPrefix(str(t, s, "env", "ANTHROPIC_BASE_URL"), "http://127.0.0.1:"))
+				assert.Equal(t, "true", str(t, s, "env", "ENABLE_TOOL_SEARCH"))
 			} else {
-				assert.Empty(t, jsonedit.GetString(s, "env", "ANTHROPIC_BASE_URL"))
+				assert.Empty(t, str(t, s, "env", "ANTHROPIC_BASE_URL"))
 			}
 			for _, b := range []string{"synaxi-statusline", "synaxi-proxyd"} {
 				assert.FileExists(t, filepath.Join(BinDir(d), b))
@@ -189,20 +186,21 @@ func TestUninstallKeepsLaterEdits(t *testing.T) {
 	require.NoError(t, Install(context.Background(), e.opts), e.out.String())
 
 	// The user changes the model after install.
-	s, err := jsonedit.Set(e.settings(t), "sonnet", "model")
+	doc, err := settings.Parse(p, e.settings(t))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(p, s, 0o644))
+	require.NoError(t, doc.Set("sonnet", "model"))
+	require.NoError(t, os.WriteFile(p, doc.Bytes(), 0o644))
 
 	require.NoError(t, Uninstall(context.Background(), e.opts), e.out.String())
 	got := e.settings(t)
-	assert.Equal(t, "sonnet", jsonedit.GetString(got, "model"), "the later edit stays")
-	assert.Equal(t, "echo mine", jsonedit.GetString(got, "statusLine", "command"), "the user's status line is back")
-	_, routed, _ := jsonedit.Get(got, "env", "ANTHROPIC_BASE_URL")
+	assert.Equal(t, "sonnet", str(t, got, "model"), "the later edit stays")
+	assert.Equal(t, "echo mine", str(t, got, "statusLine", "command"), "the user's status line is back")
+	_, routed, _ := parseDoc(t, got).Get("env", "ANTHROPIC_BASE_URL")
 	assert.False(t, routed)
-	_, hasEnv, _ := jsonedit.Get(got, "env")
+	_, hasEnv, _ := parseDoc(t, got).Get("env")
 	assert.False(t, hasEnv, "the env object install created is gone")
 	for _, k := range []string{"enabledPlugins", "extraKnownMarketplaces"} {
-		_, has, _ := jsonedit.Get(got, k)
+		_, has, _ := parseDoc(t, got).Get(k)
 		assert.False(t, has, "the CLI's emptied %s is gone", k)
 	}
 	assert.Contains(t, e.out.String(), "kept the changes made there since install")
@@ -214,9 +212,9 @@ func TestInstallWithoutClaudeCLI(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	err := Install(context.Background(), e.opts)
 	require.ErrorIs(t, err, ErrWarnings)
-	assert.Contains(t, e.out.String(), "Claude Code CLI not found")
+	assert.Contains(t, e.out.String(), "no Claude Code CLI found on PATH")
 	assert.Contains(t, e.out.String(), "--claude PATH")
-	assert.Equal(t, StatusLineCommand(xdg.Resolve()), jsonedit.GetString(e.settings(t), "statusLine", "command"), "the rest still happens")
+	assert.Equal(t, StatusLineCommand(xdg.Resolve()), str(t, e.settings(t), "statusLine", "command"), "the rest still happens")
 }
 
 func TestInstallRefusesConflictingPreviousCommand(t *testing.T) {
@@ -230,7 +228,7 @@ func TestInstallRefusesConflictingPreviousCommand(t *testing.T) {
 	require.NoError(t, os.WriteFile(d.ConfigFile(), []byte(cfg), 0o600))
 	e.opts.NoPlugin = true
 	require.ErrorIs(t, Install(context.Background(), e.opts), ErrWarnings)
-	assert.Equal(t, "echo theirs", jsonedit.GetString(e.settings(t), "statusLine", "command"))
+	assert.Equal(t, "echo theirs", str(t, e.settings(t), "statusLine", "command"))
 	got, _ := os.ReadFile(d.ConfigFile())
 	assert.Equal(t, cfg, string(got), "a hand-written file is never overwritten")
 }
@@ -242,7 +240,8 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(e.claudeDir, "settings.json"), []byte(broken), 0o644))
 	e.opts.NoPlugin = true
 	err := Install(context.Background(), e.opts)
-	require.ErrorContains(t, err, "invalid JSON")
+	require.ErrorContains(t, err, "settings.json:2:1: unexpected end of JSON input")
+	require.ErrorContains(t, err, "nothing was changed")
 	assert.Equal(t, broken, string(e.settings(t)))
 	require.NoError(t, Uninstall(context.Background(), e.opts))
 	assert.Equal(t, broken, string(e.settings(t)))
@@ -269,7 +268,7 @@ func TestInstallHonoursClaudeConfigDir(t *testing.T) {
 	require.NoError(t, Install(context.Background(), e.opts), e.out.String())
 	data, err := os.ReadFile(filepath.Join(cdir, "settings.json"))
 	require.NoError(t, err)
-	assert.Equal(t, StatusLineCommand(xdg.Resolve()), jsonedit.GetString(data, "statusLine", "command"))
+	assert.Equal(t, StatusLineCommand(xdg.Resolve()), str(t, data, "statusLine", "command"))
 	assert.Equal(t, "true", string(mustGet(t, data, "enabledPlugins", "synaxi@synaxi")))
 	assert.NoDirExists(t, e.claudeDir)
 	require.NoError(t, Uninstall(context.Background(), e.opts), e.out.String())
@@ -279,8 +278,20 @@ func TestInstallHonoursClaudeConfigDir(t *testing.T) {
 
 func mustGet(t *testing.T, src []byte, path ...string) []byte {
 	t.Helper()
-	raw, ok, err := jsonedit.Get(src, path...)
+	raw, ok, err := parseDoc(t, src).Get(path...)
 	require.NoError(t, err)
 	require.True(t, ok, "%v missing", path)
 	return raw
+}
+
+func parseDoc(t *testing.T, src []byte) *settings.Doc {
+	t.Helper()
+	d, err := settings.Parse("settings.json", src)
+	require.NoError(t, err)
+	return d
+}
+
+func str(t *testing.T, src []byte, keys ...string) string {
+	t.Helper()
+	return parseDoc(t, src).String(keys...)
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
-	"github.com/synaxi/synaxi/installer/internal/jsonedit"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+	"github.com/synaxi/synaxi/installer/internal/settings"
 )
 
 // Uninstall performs `synaxi uninstall`: it stops the proxy, removes the
@@ -155,28 +155,32 @@ func (in *installer) revertKeys(f *journal.File) error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", f.Path, err)
 	}
+	doc, err := settings.Parse(f.Path, src)
+	if err != nil {
+		return err
+	}
 	// Undo in reverse order, so a key set inside an object install created
 	// goes before the object.
 	for i := len(f.Keys) - 1; i >= 0; i-- {
 		k := f.Keys[i]
 		if k.Container {
-			if raw, ok, _ := jsonedit.Get(src, k.Path...); ok && !jsonEqual(raw, []byte("{}")) {
+			if raw, ok, _ := doc.Get(k.Path...); ok && !jsonEqual(raw, []byte("{}")) {
 				continue
 			}
 		}
 		if k.Existed {
-			var v any
-			if err := json.Unmarshal(k.Original, &v); err != nil {
-				return fmt.Errorf("journal value of %v: %w", k.Path, err)
+			if !json.Valid(k.Original) {
+				return fmt.Errorf("journal value of %v is not JSON", k.Path)
 			}
-			src, err = jsonedit.Set(src, json.RawMessage(k.Original), k.Path...)
+			err = doc.Set(json.RawMessage(k.Original), k.Path...)
 		} else {
-			src, err = jsonedit.Delete(src, k.Path...)
+			err = doc.Delete(k.Path...)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: undo %v: %w", f.Path, k.Path, err)
 		}
 	}
+	src = doc.Bytes()
 	if err := journal.WriteFile(f.Path, src, modeOf(f.Path)); err != nil {
 		return err
 	}
