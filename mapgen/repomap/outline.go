@@ -80,13 +80,23 @@ func writeDefs(b *strings.Builder, defs []symbols.Def, depth int) {
 	for _, d := range defs {
 		b.WriteString(strings.Repeat("  ", depth))
 		b.WriteString(lineRange(d))
-		fmt.Fprintf(b, " %s %s", d.Kind, d.Signature)
+		b.WriteByte(' ')
+		b.WriteString(kindAndSignature(d))
 		if doc := firstLine(d.Doc); doc != "" {
 			fmt.Fprintf(b, "  // %s", doc)
 		}
 		b.WriteByte('\n')
 		writeDefs(b, d.Children, depth+1)
 	}
+}
+
+// kindAndSignature prints the kind before the signature unless the
+// signature already opens with it ("const Sentinel = …", "class A(B)").
+func kindAndSignature(d symbols.Def) string {
+	if first, _, _ := strings.Cut(d.Signature, " "); first == d.Kind {
+		return d.Signature
+	}
+	return d.Kind + " " + d.Signature
 }
 
 func lineRange(d symbols.Def) string {

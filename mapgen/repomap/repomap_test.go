@@ -342,7 +342,7 @@ func TestContainsWord(t *testing.T) {
 
 func TestMapEmptyRepository(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"README.md": "# hi\n", "web/app.js": "console.log(1)\n"})
+	writeTree(t, dir, map[string]string{"README.md": "# hi\n", "web/app.txt": "console.log(1)\n"})
 	res := build(t, dir, "").Map(MapOptions{})
 	assert.Contains(t, res.Text, ": no source files found (languages parsed: ")
 	assert.Zero(t, res.Shown)

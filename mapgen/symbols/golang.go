@@ -29,7 +29,7 @@ func parseGo(name string, src []byte) File {
 		g.decl(decl)
 	}
 	f.Defs = nestMethods(g.defs)
-	f.Refs = goRefs(af, g.defining)
+	goRefs(af, fset, g.defining).store(&f)
 	return f
 }
 
@@ -266,14 +266,21 @@ func nestMethods(defs []Def) []Def {
 // "pkg.Name" for a name qualified by an imported package, ".Name" for a
 // selector on a value (a method or field). Declared names, the blank
 // identifier and predeclared names are left out.
-func goRefs(af *ast.File, defining map[*ast.Ident]bool) map[string]int {
+func goRefs(af *ast.File, fset *token.FileSet, defining map[*ast.Ident]bool) refs {
 	imports := map[string]bool{}
 	for _, imp := range af.Imports {
 		if name := importName(imp); name != "" {
 			imports[name] = true
 		}
 	}
-	refs := map[string]int{}
+	out := newRefs()
+	tf := fset.File(af.Pos())
+	line := func(p token.Pos) int {
+		if tf == nil || !p.IsValid() {
+			return 0
+		}
+		return tf.Line(p)
+	}
 	var visit func(n ast.Node) bool
 	visit = func(n ast.Node) bool {
 		switch x := n.(type) {
@@ -281,24 +288,24 @@ func goRefs(af *ast.File, defining map[*ast.Ident]bool) map[string]int {
 			return false
 		case *ast.SelectorExpr:
 			if id, ok := x.X.(*ast.Ident); ok && imports[id.Name] {
-				refs[id.Name+"."+x.Sel.Name]++
+				out.add(id.Name+"."+x.Sel.Name, line(x.Sel.Pos()))
 				return false
 			}
 			ast.Inspect(x.X, visit)
-			refs["."+x.Sel.Name]++
+			out.add("."+x.Sel.Name, line(x.Sel.Pos()))
 			return false
 		case *ast.Ident:
 			if x.Name == "_" || defining[x] || types.Universe.Lookup(x.Name) != nil {
 				return true
 			}
-			refs[x.Name]++
+			out.add(x.Name, line(x.Pos()))
 		}
 		return true
 	}
 	for _, d := range af.Decls {
 		ast.Inspect(d, visit)
 	}
-	return refs
+	return out
 }
 
 // importName is the name an import binds: its explicit name, else a guess

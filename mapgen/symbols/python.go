@@ -5,50 +5,30 @@ package symbols
 import (
 	"slices"
 	"strings"
-	"sync"
 
-	sitter "github.com/tree-sitter/go-tree-sitter"
-	python "github.com/tree-sitter/tree-sitter-python/bindings/go"
-)
-
-// pythonSupported is true in cgo builds, where tree-sitter's Python grammar
-// is linked in.
-const pythonSupported = true
-
-var (
-	pyLang    = sitter.NewLanguage(python.Language())
-	pyParsers = sync.Pool{New: func() any {
-		p := sitter.NewParser()
-		if err := p.SetLanguage(pyLang); err != nil {
-			panic("tree-sitter python grammar rejected: " + err.Error())
-		}
-		return p
-	}}
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 func parsePython(src []byte) File {
-	p := pyParsers.Get().(*sitter.Parser)
-	defer pyParsers.Put(p)
-	tree := p.Parse(src, nil)
 	f := File{Lang: "python"}
-	if tree == nil {
-		f.Err = "tree-sitter returned no tree"
-		return f
+	err := treeSitter["python"].parse(src, func(root *sitter.Node) {
+		if root.HasError() {
+			f.Err = syntaxError(root)
+		}
+		py := pyFile{src: src, defining: map[uintptr]bool{}}
+		f.Defs = py.block(root, "")
+		r := newRefs()
+		imports := map[string]bool{}
+		py.refs(root, r, imports)
+		r.store(&f)
+		for m := range imports {
+			f.Imports = append(f.Imports, m)
+		}
+		slices.Sort(f.Imports)
+	})
+	if err != nil {
+		f.Err = err.Error()
 	}
-	defer tree.Close()
-	root := tree.RootNode()
-	if root.HasError() {
-		f.Err = "syntax error"
-	}
-	py := pyFile{src: src, defining: map[uintptr]bool{}}
-	f.Defs = py.block(root, "")
-	f.Refs = map[string]int{}
-	imports := map[string]bool{}
-	py.refs(root, f.Refs, imports)
-	for m := range imports {
-		f.Imports = append(f.Imports, m)
-	}
-	slices.Sort(f.Imports)
 	return f
 }
 
@@ -57,23 +37,14 @@ type pyFile struct {
 	defining map[uintptr]bool // node ids of identifiers that name a definition
 }
 
-func (py *pyFile) text(n *sitter.Node) string { return n.Utf8Text(py.src) }
-
-func lines(n *sitter.Node) (start, end int) {
-	s, e := n.StartPosition(), n.EndPosition()
-	end = int(e.Row) + 1
-	if e.Column == 0 && e.Row > s.Row {
-		end--
-	}
-	return int(s.Row) + 1, end
-}
+func (py *pyFile) text(n *sitter.Node) string { return n.Content(py.src) }
 
 // block collects the definitions directly inside a module, class body or
 // function body; class is the enclosing class's name, if any.
 func (py *pyFile) block(n *sitter.Node, class string) []Def {
 	var defs []Def
 	for i := range n.NamedChildCount() {
-		child := n.NamedChild(i)
+		child := n.NamedChild(int(i))
 		defs = append(defs, py.statement(child, child, class)...)
 	}
 	return defs
@@ -82,7 +53,7 @@ func (py *pyFile) block(n *sitter.Node, class string) []Def {
 // statement turns one statement into definitions; outer is the node whose
 // range the definition covers (the decorated_definition, if decorated).
 func (py *pyFile) statement(n, outer *sitter.Node, class string) []Def {
-	switch n.Kind() {
+	switch n.Type() {
 	case "decorated_definition":
 		if d := n.ChildByFieldName("definition"); d != nil {
 			return py.statement(d, outer, class)
@@ -114,7 +85,7 @@ func (py *pyFile) named(n, outer *sitter.Node, kind string) (Def, *sitter.Node) 
 	d := Def{Kind: kind, Signature: py.header(n), Start: start, End: end}
 	if name := n.ChildByFieldName("name"); name != nil {
 		d.Name = py.text(name)
-		py.defining[name.Id()] = true
+		py.defining[name.ID()] = true
 	}
 	body := n.ChildByFieldName("body")
 	if body != nil {
@@ -161,7 +132,7 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 		return nil
 	}
 	a := n.NamedChild(0)
-	if a.Kind() != "assignment" {
+	if a.Type() != "assignment" {
 		return nil
 	}
 	left := a.ChildByFieldName("left")
@@ -169,12 +140,12 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 		return nil
 	}
 	var names []*sitter.Node
-	switch left.Kind() {
+	switch left.Type() {
 	case "identifier":
 		names = append(names, left)
 	case "pattern_list", "tuple_pattern":
 		for i := range left.NamedChildCount() {
-			if c := left.NamedChild(i); c.Kind() == "identifier" {
+			if c := left.NamedChild(int(i)); c.Type() == "identifier" {
 				names = append(names, c)
 			}
 		}
@@ -187,7 +158,7 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 	sig := oneLine(py.text(n), maxValueSignature)
 	var defs []Def
 	for _, name := range names {
-		py.defining[name.Id()] = true
+		py.defining[name.ID()] = true
 		defs = append(defs, Def{Name: py.text(name), Kind: kind, Recv: class, Signature: sig, Start: start, End: end})
 	}
 	return defs
@@ -198,7 +169,7 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 // relative imports keep their leading dots.
 func (py *pyFile) imports(n *sitter.Node, out map[string]bool) {
 	module := func(m *sitter.Node) string {
-		switch m.Kind() {
+		switch m.Type() {
 		case "aliased_import":
 			if name := m.ChildByFieldName("name"); name != nil {
 				return py.text(name)
@@ -218,8 +189,8 @@ func (py *pyFile) imports(n *sitter.Node, out map[string]bool) {
 		}
 	}
 	for i := range n.NamedChildCount() {
-		c := n.NamedChild(i)
-		if from != nil && c.Id() == from.Id() {
+		c := n.NamedChild(int(i))
+		if from != nil && c.ID() == from.ID() {
 			continue
 		}
 		name := module(c)
@@ -241,11 +212,11 @@ func (py *pyFile) docstring(body *sitter.Node) string {
 		return ""
 	}
 	first := body.NamedChild(0)
-	if first.Kind() != "expression_statement" || first.NamedChildCount() == 0 {
+	if first.Type() != "expression_statement" || first.NamedChildCount() == 0 {
 		return ""
 	}
 	s := first.NamedChild(0)
-	if s.Kind() != "string" {
+	if s.Type() != "string" {
 		return ""
 	}
 	text := py.text(s)
@@ -261,30 +232,30 @@ func (py *pyFile) docstring(body *sitter.Node) string {
 
 // refs counts identifier uses (attribute names included) other than the
 // names being defined and self/cls, and collects imported modules.
-func (py *pyFile) refs(root *sitter.Node, refs map[string]int, imports map[string]bool) {
-	c := root.Walk()
+func (py *pyFile) refs(root *sitter.Node, out refs, imports map[string]bool) {
+	c := sitter.NewTreeCursor(root)
 	defer c.Close()
 	for {
-		n := c.Node()
-		switch n.Kind() {
+		n := c.CurrentNode()
+		switch n.Type() {
 		case "import_statement", "import_from_statement":
 			py.imports(n, imports)
 		}
-		if n.Kind() == "identifier" && !py.defining[n.Id()] {
+		if n.Type() == "identifier" && !py.defining[n.ID()] {
 			switch name := py.text(n); name {
 			case "self", "cls":
 			default:
-				refs[name]++
+				out.add(name, int(n.StartPoint().Row)+1)
 			}
 		}
-		if c.GotoFirstChild() || c.GotoNextSibling() {
+		if c.GoToFirstChild() || c.GoToNextSibling() {
 			continue
 		}
 		for {
-			if !c.GotoParent() {
+			if !c.GoToParent() {
 				return
 			}
-			if c.GotoNextSibling() {
+			if c.GoToNextSibling() {
 				break
 			}
 		}

@@ -1,18 +1,27 @@
 // Package symbols extracts definitions (with kind, signature, doc comment,
 // line range and nesting) and identifier references from source files, one
-// parser per language: go/parser for Go, tree-sitter for Python when built
-// with cgo.
+// parser per language: go/parser for Go, tree-sitter (one binding, with a
+// tag query per language) for Python, TypeScript/TSX, JavaScript/JSX, Rust,
+// Java, C, C++, Ruby, C# and Bash when built with cgo. A build without cgo
+// parses Go only and says so: Missing lists what it lacks, and Parse of such
+// a file reports the missing cgo in File.Err instead of an empty result.
+//
+// Parse is safe for concurrent use; tree-sitter parsers and query cursors are
+// pooled per goroutine-local pool (sync.Pool), never shared under a lock.
 package symbols
 
 import (
+	"maps"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 5
+const Version = 6
 
 // Definition kinds.
 const (
@@ -25,13 +34,21 @@ const (
 	KindVar       = "var"
 	KindField     = "field"
 	KindClass     = "class"
+	KindEnum      = "enum"
+	KindTrait     = "trait"    // Rust trait
+	KindImpl      = "impl"     // Rust impl block, named by the type it is for
+	KindModule    = "module"   // Ruby module, Rust mod, C++/C#/TypeScript namespace
+	KindMacro     = "macro"    // C/C++ #define, Rust macro_rules!
+	KindProperty  = "property" // C# property or event
+	KindCtor      = "ctor"     // Java/C# constructor
+	KindVariant   = "variant"  // enum member
 )
 
 // Def is one definition in a file.
 type Def struct {
 	Name      string `json:"name"`
 	Kind      string `json:"kind"`
-	Recv      string `json:"recv,omitempty"` // receiver type (Go method) or enclosing class (Python method)
+	Recv      string `json:"recv,omitempty"` // receiver type (Go method) or enclosing type, class, module or impl (the parent's name)
 	Signature string `json:"sig"`
 	Doc       string `json:"doc,omitempty"`
 	Start     int    `json:"start"` // 1-based first line
@@ -45,31 +62,120 @@ type File struct {
 	Package string         `json:"pkg,omitempty"`
 	Lines   int            `json:"lines"`
 	Defs    []Def          `json:"defs,omitempty"`
-	Refs    map[string]int `json:"refs,omitempty"`    // identifier → number of uses (Go keys: see RefName)
-	Imports []string       `json:"imports,omitempty"` // Python: modules imported ("a.b", ".sibling", "..pkg"), sorted
-	Err     string         `json:"err,omitempty"`     // syntax error; Defs and Refs are what could be recovered
+	Refs    map[string]int `json:"refs,omitempty"` // identifier → number of uses (Go keys: see RefName)
+	// RefLines holds, per key of Refs, the 1-based lines the uses are on,
+	// ascending and without repeats (a line with two uses appears once).
+	RefLines map[string][]int `json:"ref_lines,omitempty"`
+	Imports  []string         `json:"imports,omitempty"` // Python: modules imported ("a.b", ".sibling", "..pkg"), sorted
+	Err      string           `json:"err,omitempty"`     // syntax error; Defs and Refs are what could be recovered
+}
+
+// extensions maps a file name extension to the language it is written in.
+// The walker uses Language (this table filtered by what the build parses) to
+// decide which files are source.
+var extensions = map[string]string{
+	".go":      "go",
+	".py":      "python",
+	".pyi":     "python",
+	".ts":      "typescript",
+	".mts":     "typescript",
+	".cts":     "typescript",
+	".tsx":     "tsx",
+	".js":      "javascript",
+	".mjs":     "javascript",
+	".cjs":     "javascript",
+	".jsx":     "javascript",
+	".rs":      "rust",
+	".java":    "java",
+	".c":       "c",
+	".h":       "c",
+	".cc":      "cpp",
+	".cpp":     "cpp",
+	".cxx":     "cpp",
+	".c++":     "cpp",
+	".hh":      "cpp",
+	".hpp":     "cpp",
+	".hxx":     "cpp",
+	".h++":     "cpp",
+	".inl":     "cpp",
+	".ipp":     "cpp",
+	".rb":      "ruby",
+	".rake":    "ruby",
+	".gemspec": "ruby",
+	".cs":      "csharp",
+	".sh":      "bash",
+	".bash":    "bash",
+}
+
+// basenames maps whole file names without a telling extension.
+var basenames = map[string]string{
+	"Rakefile": "ruby",
+	"Gemfile":  "ruby",
+}
+
+// Detect returns the language a file is written in, judged by its name,
+// whether or not this build can parse it; "" for a file of no known
+// language.
+func Detect(name string) string {
+	base := path.Base(filepath.ToSlash(name))
+	if l, ok := basenames[base]; ok {
+		return l
+	}
+	return extensions[strings.ToLower(path.Ext(base))]
 }
 
 // Language returns the language of a file by its name, or "" when no parser
 // for it is built in.
 func Language(name string) string {
-	switch path.Ext(name) {
-	case ".go":
-		return "go"
-	case ".py", ".pyi":
-		if pythonSupported {
-			return "python"
-		}
+	l := Detect(name)
+	if l == "" || !Supported(l) {
+		return ""
 	}
-	return ""
+	return l
 }
 
-// Languages lists the languages this build parses.
-func Languages() []string {
-	if pythonSupported {
-		return []string{"go", "python"}
+// Supported reports whether this build parses lang.
+func Supported(lang string) bool {
+	if lang == "go" {
+		return true
 	}
-	return []string{"go"}
+	_, ok := treeSitter[lang]
+	return ok
+}
+
+// Known lists every language the extension table names, sorted.
+func Known() []string {
+	seen := map[string]bool{}
+	for _, l := range extensions {
+		seen[l] = true
+	}
+	for _, l := range basenames {
+		seen[l] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// Languages lists the languages this build parses, sorted.
+func Languages() []string {
+	var out []string
+	for _, l := range Known() {
+		if Supported(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Missing lists the languages the extension table names that this build
+// cannot parse (all but Go in a build without cgo), sorted.
+func Missing() []string {
+	var out []string
+	for _, l := range Known() {
+		if !Supported(l) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Parse extracts definitions and references from src. name is used for the
@@ -77,17 +183,21 @@ func Languages() []string {
 // whatever could be recovered, not as an error.
 func Parse(name string, src []byte) File {
 	var f File
-	switch Language(name) {
-	case "go":
+	switch lang := Detect(name); {
+	case lang == "":
+		return File{Err: "unsupported language"}
+	case !Supported(lang):
+		return File{Lang: lang, Err: lang + " needs a build of synaxi-mapgen with cgo; this one has none"}
+	case lang == "go":
 		f = parseGo(name, src)
-	case "python":
+	case lang == "python":
 		f = parsePython(src)
 	default:
-		return File{Err: "unsupported language"}
+		f = parseTreeSitter(lang, src)
 	}
 	f.Lines = countLines(src)
 	if len(f.Refs) == 0 {
-		f.Refs = nil // one form for "none", so a cached copy compares equal
+		f.Refs, f.RefLines = nil, nil // one form for "none", so a cached copy compares equal
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,8 +15,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
+// samples are the per-language corpora under testdata, written for these
+// tests; their goldens were checked by hand against the source.
+var samples = []string{"sample.go", "sample.py", "sample.ts", "sample.tsx", "sample.js", "sample.jsx",
+	"sample.rs", "sample.java", "sample.c", "sample.cpp", "sample.rb", "sample.cs", "sample.sh"}
+
 func TestParseGolden(t *testing.T) {
-	for _, name := range []string{"sample.go", "sample.py"} {
+	for _, name := range samples {
 		t.Run(name, func(t *testing.T) {
 			if Language(name) == "" {
 				t.Skipf("%s is not supported in this build (%v)", name, Languages())
@@ -44,30 +50,69 @@ func TestParseGoSyntaxError(t *testing.T) {
 
 func TestLanguage(t *testing.T) {
 	assert.Equal(t, "go", Language("a/b.go"))
-	assert.Equal(t, "", Language("a/b.rs"))
 	assert.Equal(t, "", Language("Makefile"))
-	f := Parse("x.rs", []byte("fn main() {}"))
+	assert.Equal(t, "ruby", Detect("lib/Rakefile"))
+	assert.Equal(t, "cpp", Detect("x/Y.HPP"))
+	assert.Equal(t, "", Detect("notes.txt"))
+	f := Parse("notes.txt", []byte("fn main() {}"))
 	assert.Equal(t, "unsupported language", f.Err)
-}
-
-func FuzzParseGo(f *testing.F) {
-	src, err := os.ReadFile(filepath.Join("testdata", "sample.go"))
-	require.NoError(f, err)
-	f.Add(src)
-	f.Add([]byte("package p; type T[ struct{"))
-	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.go", data) })
-}
-
-func FuzzParsePython(f *testing.F) {
-	if Language("f.py") == "" {
-		f.Skip("python needs a cgo build")
+	for _, l := range Known() {
+		assert.NotEqual(t, Supported(l), slices.Contains(Missing(), l), l)
+		assert.Equal(t, Supported(l), slices.Contains(Languages(), l), l)
 	}
-	src, err := os.ReadFile(filepath.Join("testdata", "sample.py"))
+}
+
+// fuzzSeeds are the corpus file and a few broken fragments per language.
+var fuzzSeeds = map[string][]string{
+	"sample.go":   {"package p; type T[ struct{"},
+	"sample.py":   {"class A(:\n  def f(self, x=\"\"\"\n"},
+	"sample.ts":   {"export class { constructor(private", "let x = <T,>(a"},
+	"sample.tsx":  {"const a = <div>{</span>", "function f<T>(x: T"},
+	"sample.js":   {"class A { #x = ; get", "export default async function*"},
+	"sample.jsx":  {"<A b={<C />}", "()=>"},
+	"sample.rs":   {"impl<T> for { fn", "macro_rules! m { ($"},
+	"sample.java": {"@interface A { int[] x() default {", "class A { A("},
+	"sample.c":    {"int (*f)(int (*)(", "#define X(a,"},
+	"sample.cpp":  {"template<class T> A<T>::~A(", "namespace { class"},
+	"sample.rb":   {"def self.(x", "class << self\n def"},
+	"sample.cs":   {"namespace A; class B { int C { get", "delegate void ("},
+	"sample.sh":   {"f() { local x=$(", "declare -A m=(["},
+}
+
+// fuzzParse fuzzes Parse for one corpus file's language: arbitrary bytes
+// never panic and always come back with the file's language.
+func fuzzParse(f *testing.F, sample string) {
+	if Language(sample) == "" {
+		f.Skipf("%s needs a cgo build (this one parses %v)", Detect(sample), Languages())
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", sample))
 	require.NoError(f, err)
 	f.Add(src)
-	f.Add([]byte("class A(:\n  def f(self, x=\"\"\"\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { _ = Parse("f.py", data) })
+	for _, s := range fuzzSeeds[sample] {
+		f.Add([]byte(s))
+	}
+	name := "f" + filepath.Ext(sample)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := Parse(name, data)
+		if got.Lang != Detect(name) {
+			t.Fatalf("language %q, want %q", got.Lang, Detect(name))
+		}
+	})
 }
+
+func FuzzParseGo(f *testing.F)         { fuzzParse(f, "sample.go") }
+func FuzzParsePython(f *testing.F)     { fuzzParse(f, "sample.py") }
+func FuzzParseTypeScript(f *testing.F) { fuzzParse(f, "sample.ts") }
+func FuzzParseTSX(f *testing.F)        { fuzzParse(f, "sample.tsx") }
+func FuzzParseJavaScript(f *testing.F) { fuzzParse(f, "sample.js") }
+func FuzzParseJSX(f *testing.F)        { fuzzParse(f, "sample.jsx") }
+func FuzzParseRust(f *testing.F)       { fuzzParse(f, "sample.rs") }
+func FuzzParseJava(f *testing.F)       { fuzzParse(f, "sample.java") }
+func FuzzParseC(f *testing.F)          { fuzzParse(f, "sample.c") }
+func FuzzParseCPP(f *testing.F)        { fuzzParse(f, "sample.cpp") }
+func FuzzParseRuby(f *testing.F)       { fuzzParse(f, "sample.rb") }
+func FuzzParseCSharp(f *testing.F)     { fuzzParse(f, "sample.cs") }
+func FuzzParseBash(f *testing.F)       { fuzzParse(f, "sample.sh") }
 
 func TestLongValueSignature(t *testing.T) {
 	src := "package p\n\nvar Table = map[string]int{\n" + strings.Repeat("\t\"key\": 1,\n", 50) + "}\n\nconst Short = 3\n"
@@ -77,4 +122,22 @@ func TestLongValueSignature(t *testing.T) {
 	assert.Equal(t, 3, f.Defs[0].Start)
 	assert.Equal(t, 54, f.Defs[0].End)
 	assert.Equal(t, "const Short = 3", f.Defs[1].Signature)
+}
+
+func TestEveryLanguageParsesItsSample(t *testing.T) {
+	byLang := map[string]string{}
+	for _, s := range samples {
+		byLang[Detect(s)] = s
+	}
+	for _, l := range Languages() {
+		s, ok := byLang[l]
+		require.True(t, ok, "language %s has no sample under testdata", l)
+		src, err := os.ReadFile(filepath.Join("testdata", s))
+		require.NoError(t, err)
+		f := Parse(s, src)
+		assert.Empty(t, f.Err, s)
+		assert.NotEmpty(t, f.Defs, s)
+		assert.NotEmpty(t, f.Refs, s)
+		assert.Len(t, f.RefLines, len(f.Refs), s)
+	}
 }

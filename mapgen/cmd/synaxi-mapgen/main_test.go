@@ -41,7 +41,7 @@ func TestCLI(t *testing.T) {
 	t.Chdir(dir)
 	code, out, _ = runCLI(t, env, "outline", "p/p.go")
 	require.Equal(t, 0, code)
-	assert.Equal(t, "# outline of p/p.go (go, package p, 4 lines, 1 definition)\nL4 func func Hello() string  // Hello greets.\n", out)
+	assert.Equal(t, "# outline of p/p.go (go, package p, 4 lines, 1 definition)\nL4 func Hello() string  // Hello greets.\n", out)
 
 	code, _, errOut := runCLI(t, env, "outline", "../outside.go")
 	assert.Equal(t, 1, code)

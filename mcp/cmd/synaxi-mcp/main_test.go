@@ -155,7 +155,7 @@ func TestServer(t *testing.T) {
 		"L5 struct type Store struct  // Store holds values.\n"+
 		"  L5 field m map[string]string\n"+
 		"  L11-16 method func (s *Store) Get(k string) string  // Get returns the value for k.\n"+
-		"L8 func func New() *Store  // New makes a Store.\n", text)
+		"L8 func New() *Store  // New makes a Store.\n", text)
 
 	text, isErr = call(t, c, tools.FindSymbol, map[string]any{"name": "Store.Get", "references": true})
 	assert.False(t, isErr, text)
@@ -227,7 +227,7 @@ func TestServerConcurrentCalls(t *testing.T) {
 				text, isErr, err := callTool(c, tools.FileOutline, map[string]any{"path": "cmd/app/main.go"})
 				assert.NoError(t, err)
 				assert.False(t, isErr)
-				assert.Contains(t, text, "L5 func func main()")
+				assert.Contains(t, text, "L5 func main()")
 			}
 		}()
 	}

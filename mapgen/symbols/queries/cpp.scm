@@ -1,0 +1,23 @@
+; Tag query for C++: definitions and references.
+
+(function_definition declarator: (_) @name.declarator) @definition.func
+(translation_unit (declaration declarator: (_) @name.declarator) @definition.var)
+(declaration_list (declaration declarator: (_) @name.declarator) @definition.var)
+(preproc_ifdef (declaration declarator: (_) @name.declarator) @definition.var)
+(field_declaration_list (declaration declarator: (_) @name.declarator) @definition.field)
+(field_declaration_list (field_declaration declarator: (_) @name.declarator) @definition.field)
+(namespace_definition name: (_) @name) @definition.module
+(class_specifier name: (type_identifier) @name body: (_)) @definition.class
+(struct_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(union_specifier name: (type_identifier) @name body: (_)) @definition.struct
+(enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
+(enumerator name: (identifier) @name) @definition.variant
+(type_definition declarator: (_) @name.declarator) @definition.type
+(alias_declaration name: (type_identifier) @name) @definition.type
+(preproc_def name: (identifier) @name) @definition.macro
+(preproc_function_def name: (identifier) @name) @definition.macro
+
+(identifier) @reference
+(type_identifier) @reference
+(field_identifier) @reference
+(namespace_identifier) @reference
