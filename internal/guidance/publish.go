@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -249,7 +250,16 @@ func ForSession(d xdg.Dirs, cfg config.Guidance, cwd string) (string, error) {
 	if err != nil || g == nil {
 		return "", err
 	}
-	return Render(g, cfg.MaxChars), nil
+	// The cap counts characters; Claude Code's 10,000 also holds for
+	// bytes here (hookio clips there), so text heavy in multi-byte
+	// characters is rendered smaller rather than clipped mid-item.
+	limit := cfg.MaxChars
+	out := Render(g, limit)
+	for len(out) > hookio.MaxText && limit > 500 {
+		limit = limit * 8 / 10
+		out = Render(g, limit)
+	}
+	return out, nil
 }
 
 // Current returns the guidance for project at the current profile version:

@@ -4,7 +4,9 @@
 //	synaxi-session start       SessionStart: write the session record, reset
 //	                           the no-reread records after compact or clear,
 //	                           start the proxy if this session is routed to it
-//	                           and it is down (waiting at most about 1 s)
+//	                           and it is down (waiting at most about 1 s),
+//	                           and give the model the guidance learned for
+//	                           this project (docs/ingest.md)
 //	synaxi-session precompact  PreCompact: reset the no-reread records
 //	synaxi-session end         SessionEnd: mark the record ended, at once
 //
@@ -117,11 +119,18 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		visibility.Prune(d, pruneAge, now)
 		statefile.PruneTemps(d.StatePath(), tempAge, now)
 	}
+	guide, gerr := session.Guidance(d, cfg.Guidance, in)
+	if gerr != nil && err == nil {
+		err = gerr
+	}
 	base := getenv("ANTHROPIC_BASE_URL")
+	msg := ""
 	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, proxyBudget) == session.Down {
-		msg := fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
+		msg = fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
 			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base)
-		if werr := hookio.WriteSessionContext(stdout, "", msg); werr != nil && err == nil {
+	}
+	if guide != "" || msg != "" {
+		if werr := hookio.WriteSessionContext(stdout, guide, msg); werr != nil && err == nil {
 			err = werr
 		}
 	}

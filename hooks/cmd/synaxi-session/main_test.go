@@ -53,8 +53,10 @@ func newWorld(t *testing.T, proxyd string) *world {
 	require.NoError(t, os.WriteFile(filepath.Join(binDir, "synaxi-proxyd"), []byte(proxyd), 0o755))
 	w := &world{bin: filepath.Join(binDir, "synaxi-session")}
 	w.env = append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(root, "state"), "XDG_CONFIG_HOME="+filepath.Join(root, "config"),
+		"XDG_DATA_HOME="+filepath.Join(root, "data"),
 		"STANDIN_PIDFILE="+filepath.Join(root, "standin.pid"))
-	w.dirs = xdg.Dirs{State: filepath.Join(root, "state", "synaxi"), Config: filepath.Join(root, "config", "synaxi")}
+	w.dirs = xdg.Dirs{State: filepath.Join(root, "state", "synaxi"), Config: filepath.Join(root, "config", "synaxi"),
+		Data: filepath.Join(root, "data", "synaxi")}
 	t.Cleanup(func() {
 		// End the stand-in listener this test started, by its pid.
 		if b, err := os.ReadFile(filepath.Join(root, "standin.pid")); err == nil {

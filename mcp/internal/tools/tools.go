@@ -1,7 +1,9 @@
 // Package tools defines synaxi's MCP tools over mapgen: repo_map,
-// file_outline and find_symbol. Every tool is read-only and confined to the
-// project root; a bad argument or a path outside the root comes back as a
-// tool result with isError set, never as a protocol error.
+// file_outline and find_symbol, plus profile (the guidance learned from the
+// user's past sessions, read from synaxi's data directory). Every tool is
+// read-only and the map tools are confined to the project root; a bad
+// argument or a path outside the root comes back as a tool result with
+// isError set, never as a protocol error.
 package tools
 
 import (
@@ -69,6 +71,7 @@ func New(opts Options) *server.MCPServer {
 	s.AddTool(repoMapTool(), h.repoMap)
 	s.AddTool(fileOutlineTool(), h.fileOutline)
 	s.AddTool(findSymbolTool(), h.findSymbol)
+	s.AddTool(profileTool(), profileHandler(opts.Root))
 	return s
 }
 

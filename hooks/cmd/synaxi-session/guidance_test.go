@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/guidance"
+	"github.com/synaxi/synaxi/internal/profile"
+)
+
+// SessionStart gives the model the guidance learned for the session's
+// project (its repository root) plus global entries, and nothing on resume.
+func TestStartGivesLearnedGuidance(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	sub := filepath.Join(repo, "cmd", "tool")
+	require.NoError(t, os.MkdirAll(sub, 0o755))
+
+	input := func(source, cwd string) map[string]any {
+		in := startInput(source)
+		in["cwd"] = cwd
+		return in
+	}
+	additional := func(out string) string {
+		if out == "" {
+			return ""
+		}
+		var o struct {
+			HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &o), out)
+		assert.Equal(t, "SessionStart", o.HookSpecificOutput.HookEventName)
+		return o.HookSpecificOutput.AdditionalContext
+	}
+
+	out, _ := w.run(t, "start", input("startup", sub))
+	assert.Empty(t, out, "no profile: nothing to say")
+
+	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	quote := "no, don't mock the database, use the test container"
+	e := profile.Entry{ID: profile.NewID(profile.ScopeProject, repo, profile.Guards, "don't mock the database"),
+		Scope: profile.ScopeProject, Project: repo, Dimension: profile.Guards, Text: "don't mock the database",
+		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
+		Evidence: []profile.Evidence{{Session: "s-1", UUID: "9f8e7d6c-0000", Timestamp: ts, Quote: quote}}}
+	store := profile.Open(guidance.ProfileDir(w.dirs))
+	_, err := store.Update("test", func(p *profile.Profile) error {
+		p.Entries = append(p.Entries, e)
+		return nil
+	})
+	require.NoError(t, err)
+
+	for _, source := range []string{"startup", "clear", "compact"} {
+		out, _ = w.run(t, "start", input(source, sub))
+		ctx := additional(out)
+		assert.Contains(t, ctx, "NEVER mock the database.", source)
+		b, _ := json.Marshal(quote)
+		assert.Contains(t, ctx, string(b), "the user's words, traceable: %s", source)
+		assert.Contains(t, ctx, "session s-1")
+	}
+	out, _ = w.run(t, "start", input("resume", sub))
+	assert.Empty(t, out, "a resumed session already has it")
+	out, _ = w.run(t, "start", input("startup", t.TempDir()))
+	assert.Empty(t, out, "another project gets only global entries, and there are none")
+
+	// A cap from the config bounds it.
+	require.NoError(t, os.MkdirAll(w.dirs.Config, 0o700))
+	require.NoError(t, os.WriteFile(w.dirs.ConfigFile(), []byte("[guidance]\nmax_chars = 500\n"), 0o600))
+	_, err = store.Update("more", func(p *profile.Profile) error {
+		for i := range 20 {
+			x := e
+			x.Text = strings.Repeat("x", i+1) + " always keep this rule"
+			x.ID = profile.NewID(x.Scope, repo, x.Dimension, x.Text)
+			p.Entries = append(p.Entries, x)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	out, _ = w.run(t, "start", input("startup", sub))
+	assert.LessOrEqual(t, len([]rune(additional(out))), 500)
+
+	// Rolled back to nothing: the next session gets nothing.
+	_, err = store.Reset()
+	require.NoError(t, err)
+	out, _ = w.run(t, "start", input("startup", sub))
+	assert.Empty(t, out)
+
+	// Turned off by config.
+	_, err = store.Update("again", func(p *profile.Profile) error {
+		p.Entries = append(p.Entries, e)
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(w.dirs.ConfigFile(), []byte("[guidance]\nsession_start = false\n"), 0o600))
+	out, _ = w.run(t, "start", input("startup", sub))
+	assert.Empty(t, out)
+}

@@ -1,0 +1,22 @@
+package session
+
+import (
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/guidance"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// Guidance is what a starting session is told of the guidance synaxi
+// learned from earlier sessions (for the repository root of its cwd, plus
+// global entries), as SessionStart additional context within
+// guidance.max_chars; "" when there is none or guidance.session_start is
+// off. A resumed session already has it in its transcript and gets
+// nothing; startup, clear and compact (which rebuild the context) get it.
+// Nothing is written.
+func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error) {
+	if in.Source == "resume" {
+		return "", nil
+	}
+	return guidance.ForSession(d, cfg, in.Cwd)
+}
