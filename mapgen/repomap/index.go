@@ -36,6 +36,9 @@ type Stats struct {
 	MemoHits  int  // unchanged since the previous build of the same Indexer
 	Skipped   int  // generated, minified, binary or unreadable
 	Truncated bool // the walk stopped at walk.MaxFiles
+	// Unparsed counts, per language, the source files this build cannot
+	// parse (a build without cgo parses Go only); they are not indexed.
+	Unparsed map[string]int
 }
 
 // Index is a repository's definitions and references, files sorted by path.
@@ -110,10 +113,11 @@ type result struct {
 func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	files, truncated, err := walk.Walk(ctx, ix.Root, func(rel string) bool { return symbols.Language(rel) != "" })
+	files, truncated, err := walk.Walk(ctx, ix.Root, func(rel string) bool { return symbols.Detect(rel) != "" })
 	if err != nil {
 		return nil, err
 	}
+	files, unparsed := parseable(files)
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -169,11 +173,30 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	}
 	out.Stats.Files = len(out.Files)
 	out.Stats.Truncated = truncated
+	out.Stats.Unparsed = unparsed
 	if unchanged {
 		out.maps = ix.last.maps // same files, same content: the same maps
 	}
 	ix.memo, ix.last, ix.lastAbss = memo, out, abss
 	return out, nil
+}
+
+// parseable keeps the files this build parses and counts the others by
+// language.
+func parseable(files []walk.File) ([]walk.File, map[string]int) {
+	var unparsed map[string]int
+	kept := files[:0]
+	for _, f := range files {
+		if l := symbols.Detect(f.Rel); symbols.Supported(l) {
+			kept = append(kept, f)
+			continue
+		}
+		if unparsed == nil {
+			unparsed = map[string]int{}
+		}
+		unparsed[symbols.Detect(f.Rel)]++
+	}
+	return kept, unparsed
 }
 
 // one indexes a single file; the memo map is only read here.

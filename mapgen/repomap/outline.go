@@ -29,6 +29,10 @@ func ParseFile(root walk.Root, c cache.Cache, p string) (rel string, f symbols.F
 		return "", symbols.File{}, fmt.Errorf("%s is a directory; give a file", rel)
 	}
 	lang := symbols.Language(rel)
+	if known := symbols.Detect(rel); lang == "" && known != "" {
+		return "", symbols.File{}, fmt.Errorf("%s is %s, which this build of synaxi-mapgen cannot parse (built without cgo; it parses %s): %w",
+			rel, known, strings.Join(symbols.Languages(), ", "), ErrUnsupported)
+	}
 	if lang == "" {
 		return "", symbols.File{}, fmt.Errorf("%s: %w (supported: %s)", rel, ErrUnsupported, strings.Join(symbols.Languages(), ", "))
 	}

@@ -2,6 +2,7 @@ package repomap
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -113,7 +114,7 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 func (ix *Index) header(shown, total, budget int) string {
 	if len(ix.Files) == 0 {
 		return fmt.Sprintf("# repo map of %s: no source files found (languages parsed: %s; .gitignore'd, hidden, vendored, generated and binary files are left out)\n",
-			path.Base(ix.Root.Dir()), strings.Join(symbols.Languages(), ", "))
+			path.Base(ix.Root.Dir()), strings.Join(symbols.Languages(), ", ")) + ix.unparsedNote()
 	}
 	langs := map[string]int{}
 	for _, f := range ix.Files {
@@ -130,10 +131,25 @@ func (ix *Index) header(shown, total, budget int) string {
 	}
 	h := fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
 		path.Base(ix.Root.Dir()), len(ix.Files), strings.Join(parts, ", "), shown, total, budget)
+	h += ix.unparsedNote()
 	if ix.Stats.Truncated {
 		h += fmt.Sprintf("# note: the walk stopped at %d files or %d directories; the rest of the tree is not mapped\n", walk.MaxFiles, walk.MaxDirs)
 	}
 	return h
+}
+
+// unparsedNote names the languages present in the repository that this
+// build cannot parse, so a map never silently leaves them out.
+func (ix *Index) unparsedNote() string {
+	if len(ix.Stats.Unparsed) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range slices.Sorted(maps.Keys(ix.Stats.Unparsed)) {
+		parts = append(parts, fmt.Sprintf("%s %d", l, ix.Stats.Unparsed[l]))
+	}
+	return fmt.Sprintf("# note: this build of synaxi-mapgen cannot parse %s (files not mapped): it was built without cgo; `synaxi-mapgen languages` lists what it parses\n",
+		strings.Join(parts, ", "))
 }
 
 // renderMap renders the top k definitions; it returns the text and the

@@ -143,6 +143,24 @@ func Supported(lang string) bool {
 	return ok
 }
 
+// Extensions lists the file name extensions and whole names that Detect
+// maps to lang, sorted.
+func Extensions(lang string) []string {
+	var out []string
+	for ext, l := range extensions {
+		if l == lang {
+			out = append(out, ext)
+		}
+	}
+	for base, l := range basenames {
+		if l == lang {
+			out = append(out, base)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Known lists every language the extension table names, sorted.
 func Known() []string {
 	seen := map[string]bool{}

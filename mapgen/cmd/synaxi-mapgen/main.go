@@ -4,6 +4,7 @@
 //	synaxi-mapgen map [--budget N] [--focus f1,f2] [DIR]
 //	synaxi-mapgen outline FILE
 //	synaxi-mapgen symbol NAME [--refs] [DIR]
+//	synaxi-mapgen languages [--json]
 //	synaxi-mapgen -version
 //
 // Parse results are cached under $XDG_CACHE_HOME/synaxi/mapgen/. A cold run
@@ -12,6 +13,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,10 +21,12 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/repomap"
+	"github.com/synaxi/synaxi/mapgen/symbols"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
@@ -39,6 +43,7 @@ const usage = `usage:
   synaxi-mapgen map [--budget N] [--focus f1,f2] [DIR]
   synaxi-mapgen outline FILE
   synaxi-mapgen symbol NAME [--refs] [DIR]
+  synaxi-mapgen languages [--json]
   synaxi-mapgen -version
 `
 
@@ -61,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		err = runOutline(args[1:], stdout, getenv)
 	case "symbol":
 		err = runSymbol(ctx, args[1:], stdout, stderr, getenv)
+	case "languages":
+		err = runLanguages(args[1:], stdout, stderr)
 	default:
 		err = fmt.Errorf("unknown command %q\n%s", args[0], usage)
 	}
@@ -202,4 +209,40 @@ func runSymbol(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	}
 	_, err = io.WriteString(stdout, ix.Find(pos[0], *refs))
 	return err
+}
+
+// languageReport is what `languages --json` prints: the languages this
+// build parses and the ones it lacks (all but Go in a build without cgo).
+type languageReport struct {
+	Parsed  []string `json:"parsed"`
+	Missing []string `json:"missing"`
+}
+
+func runLanguages(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("languages", stderr)
+	asJSON := fs.Bool("json", false, "print {\"parsed\": [...], \"missing\": [...]}")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("languages takes no arguments, got %q\n%s", pos, usage)
+	}
+	rep := languageReport{Parsed: symbols.Languages(), Missing: symbols.Missing()}
+	if rep.Missing == nil {
+		rep.Missing = []string{}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(rep)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, l := range symbols.Known() {
+		status := "parsed"
+		if !symbols.Supported(l) {
+			status = "missing (this build has no cgo)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", l, status, strings.Join(symbols.Extensions(l), " "))
+	}
+	return tw.Flush()
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/mapgen/symbols"
 )
 
 func runCLI(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
@@ -57,4 +60,25 @@ func TestCLI(t *testing.T) {
 
 	code, _, _ = runCLI(t, env)
 	assert.Equal(t, 2, code)
+}
+
+func TestLanguages(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "languages", "--json")
+	require.Equal(t, 0, code)
+	var rep languageReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Contains(t, rep.Parsed, "go")
+	assert.Equal(t, symbols.Languages(), rep.Parsed)
+	assert.Equal(t, len(symbols.Known()), len(rep.Parsed)+len(rep.Missing))
+
+	code, out, _ = runCLI(t, nil, "languages")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `(?m)^go +parsed +\.go$`, out)
+	for _, l := range rep.Missing {
+		assert.Regexp(t, `(?m)^`+l+` +missing \(this build has no cgo\)`, out)
+	}
+
+	code, _, errOut := runCLI(t, nil, "languages", "extra")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "languages takes no arguments")
 }
