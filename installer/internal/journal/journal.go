@@ -9,6 +9,11 @@
 // uninstall restores the original byte for byte when the file still holds
 // exactly that, and otherwise undoes only synaxi's own keys and lines,
 // keeping whatever the user (or Claude Code) changed since.
+//
+// The journal is written ahead of the change: the caller saves it after
+// Backup, MkdirAll's record step or a planned CLI run and before it touches
+// the file, so a journal that cannot be written stops the change instead
+// of leaving one uninstall does not know about.
 package journal
 
 import (
@@ -170,12 +175,25 @@ func (f *File) OriginalBytes(dir string) ([]byte, error) {
 	return data, nil
 }
 
-// Note records a change for people and remembers what the file now holds.
+// Note records a change for people and remembers what the file now holds
+// (read back from disk, for a change another program made).
 func (f *File) Note(change string) error {
+	f.addChange(change)
+	return f.Seal()
+}
+
+// Wrote records a change made by writing data to the file: what the file
+// will hold is known without reading it back, so it is recorded before the
+// write.
+func (f *File) Wrote(data []byte, change string) {
+	f.addChange(change)
+	f.Installed = Hash(data)
+}
+
+func (f *File) addChange(change string) {
 	if change != "" && !slices.Contains(f.Changes, change) {
 		f.Changes = append(f.Changes, change)
 	}
-	return f.Seal()
 }
 
 // Seal remembers the file's current bytes as what install left behind.
@@ -238,9 +256,10 @@ func WriteFile(p string, data []byte, mode fs.FileMode) error {
 	return nil
 }
 
-// MkdirAll creates dir and its missing parents (mode 0700), recording each
-// directory it created so uninstall can remove it again.
-func (j *Journal) MkdirAll(dir string) error {
+// MkdirAll creates dir and its missing parents (mode 0700). It records each
+// directory it will create, so uninstall can remove it again, and calls
+// record (which saves the journal) before creating any.
+func (j *Journal) MkdirAll(dir string, record func() error) error {
 	var missing []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Stat(d); err == nil {
@@ -251,13 +270,19 @@ func (j *Journal) MkdirAll(dir string) error {
 			break
 		}
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	if len(missing) == 0 {
+		return nil
 	}
 	for i := len(missing) - 1; i >= 0; i-- {
 		if !slices.Contains(j.Dirs, missing[i]) {
 			j.Dirs = append(j.Dirs, missing[i])
 		}
+	}
+	if err := record(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func TestRestoreAbsentRemoves(t *testing.T) {
 	dir, work := t.TempDir(), t.TempDir()
 	j := &Journal{}
 	p := filepath.Join(work, "new", "config.toml")
-	require.NoError(t, j.MkdirAll(filepath.Dir(p)))
+	require.NoError(t, j.MkdirAll(filepath.Dir(p), noop))
 	f, err := j.Backup(dir, p)
 	require.NoError(t, err)
 	assert.False(t, f.Existed)
@@ -77,9 +78,38 @@ func TestRemoveDirsKeepsNonEmpty(t *testing.T) {
 	work := t.TempDir()
 	j := &Journal{}
 	d := filepath.Join(work, "a", "b")
-	require.NoError(t, j.MkdirAll(d))
+	require.NoError(t, j.MkdirAll(d, noop))
 	require.NoError(t, os.WriteFile(filepath.Join(work, "a", "user-file"), nil, 0o600))
 	kept := j.RemoveDirs()
 	assert.Equal(t, []string{filepath.Join(work, "a")}, kept)
 	assert.NoDirExists(t, d)
+}
+
+func noop() error { return nil }
+
+func TestMkdirAllRecordsFirst(t *testing.T) {
+	work := t.TempDir()
+	d := filepath.Join(work, "a", "b")
+	j := &Journal{}
+	err := j.MkdirAll(d, func() error {
+		assert.Equal(t, []string{filepath.Join(work, "a"), d}, j.Dirs, "recorded before the record step")
+		assert.NoDirExists(t, filepath.Join(work, "a"), "nothing created before the record step")
+		return errors.New("disk full")
+	})
+	require.ErrorContains(t, err, "disk full")
+	assert.NoDirExists(t, filepath.Join(work, "a"), "a failed record creates nothing")
+
+	calls := 0
+	require.NoError(t, j.MkdirAll(d, func() error { calls++; return nil }))
+	assert.DirExists(t, d)
+	require.NoError(t, j.MkdirAll(d, func() error { calls++; return nil }))
+	assert.Equal(t, 1, calls, "nothing to create, nothing to record")
+}
+
+func TestWroteRecordsWithoutReading(t *testing.T) {
+	f := &File{Path: filepath.Join(t.TempDir(), "absent")}
+	f.Wrote([]byte("x"), "set x")
+	f.Wrote([]byte("x"), "set x")
+	assert.Equal(t, Hash([]byte("x")), f.Installed)
+	assert.Equal(t, []string{"set x"}, f.Changes)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
@@ -72,10 +73,11 @@ func Install(ctx context.Context, opts Options) error {
 	}
 	return in.locked(func(j *journal.Journal) error {
 		j.ClaudeDir = in.cdir
-		// Save whatever was done even when a later step fails, so uninstall
-		// can still undo it.
+		// Every change was recorded before it was made; save once more so
+		// the journal also holds what each step left behind, even when a
+		// later step failed.
 		err := in.install()
-		if serr := j.Save(in.jdir); serr != nil && err == nil {
+		if serr := in.record(); serr != nil && err == nil {
 			err = serr
 		}
 		if err == nil && in.warn > 0 {
@@ -90,6 +92,18 @@ func newInstaller(ctx context.Context, opts Options) *installer {
 	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
 	in.jdir = journal.Dir(in.dirs)
 	return in
+}
+
+// saveJournal writes the journal; tests replace it to make journaling fail.
+var saveJournal = (*journal.Journal).Save
+
+// record saves the journal. It runs before every change install makes, so
+// a change the journal cannot hold is not made.
+func (in *installer) record() error {
+	if err := saveJournal(in.j, in.jdir); err != nil {
+		return fmt.Errorf("record the change in the install journal: %w\n  nothing further was changed; `synaxi uninstall` undoes what the journal holds", err)
+	}
+	return nil
 }
 
 // locked runs fn with the journal loaded, holding its lock.
@@ -153,7 +167,7 @@ func (in *installer) copyBinaries() error {
 		}
 	}
 	dst := BinDir(in.dirs)
-	if err := in.j.MkdirAll(dst); err != nil {
+	if err := in.j.MkdirAll(dst, in.record); err != nil {
 		return err
 	}
 	if same, _ := sameDir(src, dst); same {
@@ -183,10 +197,11 @@ func (in *installer) copyBinaries() error {
 			return err
 		}
 		f.Owned = true
-		if err := journal.WriteFile(to, data, 0o755); err != nil {
+		f.Wrote(data, "copied from "+from)
+		if err := in.record(); err != nil {
 			return err
 		}
-		if err := f.Note("copied from " + from); err != nil {
+		if err := journal.WriteFile(to, data, 0o755); err != nil {
 			return err
 		}
 		copied++
@@ -254,11 +269,6 @@ func (in *installer) installPlugin() error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, f := range files {
-			_ = f.Seal()
-		}
-	}()
 	// The CLI adds these objects; where they were absent, uninstall removes
 	// them again once the CLI has emptied them.
 	if cur, err := settings.Read(files[0].Path); err == nil {
@@ -269,40 +279,77 @@ func (in *installer) installPlugin() error {
 		}
 	}
 	if !haveMarket {
-		if _, err := cli.Run(in.ctx, "plugin", "marketplace", "add", root); err != nil {
-			in.warnf("%v\n  fix: run `%s plugin marketplace add %s` by hand to see why", err, bin, root)
-			return nil
+		known := slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool { return m.Name == claude.Marketplace })
+		ok, err := in.runCLI(cli, files, &in.j.MarketplaceAdded, !known, "plugin", "marketplace", "add", root)
+		if !ok || err != nil {
+			return err
 		}
-		if !slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool { return m.Name == claude.Marketplace }) {
-			in.j.MarketplaceAdded = true
-		}
-		files[0].Note("claude plugin marketplace add " + root)
 		in.say("plugin: marketplace %s registered from %s", claude.Marketplace, root)
 	}
 	switch {
 	case p == nil:
-		if _, err := cli.Run(in.ctx, "plugin", "install", claude.PluginID); err != nil {
-			in.warnf("%v\n  fix: run `%s plugin install %s` by hand to see why", err, bin, claude.PluginID)
-			return nil
+		ok, err := in.runCLI(cli, files, &in.j.PluginInstalled, true, "plugin", "install", claude.PluginID)
+		if !ok || err != nil {
+			return err
 		}
-		in.j.PluginInstalled = true
-		files[0].Note("claude plugin install " + claude.PluginID)
 		in.say("plugin: %s installed", claude.PluginID)
 	case !p.Enabled:
-		if _, err := cli.Run(in.ctx, "plugin", "enable", claude.PluginID); err != nil {
-			in.warnf("%v", err)
-			return nil
+		ok, err := in.runCLI(cli, files, nil, false, "plugin", "enable", claude.PluginID)
+		if !ok || err != nil {
+			return err
 		}
-		files[0].Note("claude plugin enable " + claude.PluginID)
 		in.say("plugin: %s enabled", claude.PluginID)
 	}
 	return nil
 }
 
+// runCLI runs one CLI command that changes Claude Code's files, journaled
+// on both sides: before it runs, the journal is saved with flag set (when
+// mark), so uninstall knows to undo it even if install stops right after;
+// afterwards, what the CLI left in each file is recorded. A failed command
+// is warned about (with the command to run by hand) and reports false, and
+// its flag goes back to what it was.
+func (in *installer) runCLI(cli *claude.CLI, files []*journal.File, flag *bool, mark bool, args ...string) (bool, error) {
+	was := false
+	if flag != nil {
+		was = *flag
+		*flag = was || mark
+	}
+	if err := in.record(); err != nil {
+		return false, err
+	}
+	cmd := "claude " + strings.Join(args, " ")
+	_, runErr := cli.Run(in.ctx, args...)
+	change := cmd
+	if runErr != nil {
+		change = ""
+		if flag != nil {
+			*flag = was
+		}
+	}
+	for i, f := range files {
+		note := ""
+		if i == 0 {
+			note = change
+		}
+		if err := f.Note(note); err != nil {
+			return false, fmt.Errorf("journal what `%s` changed: %w", cmd, err)
+		}
+	}
+	if err := in.record(); err != nil {
+		return false, err
+	}
+	if runErr != nil {
+		in.warnf("%v\n  fix: run `%s %s` by hand to see why", runErr, cli.Bin, strings.Join(args, " "))
+		return false, nil
+	}
+	return true, nil
+}
+
 // backupClaudeFiles journals settings.json and the plugin registry files;
 // settings.json comes first.
 func (in *installer) backupClaudeFiles() ([]*journal.File, error) {
-	if err := in.j.MkdirAll(in.cdir); err != nil {
+	if err := in.j.MkdirAll(in.cdir, in.record); err != nil {
 		return nil, err
 	}
 	var out []*journal.File
@@ -380,7 +427,7 @@ func (in *installer) setSettings(doc *settings.Doc, changes ...setting) error {
 	if len(notes) == 0 {
 		return nil
 	}
-	if err := in.j.MkdirAll(in.cdir); err != nil {
+	if err := in.j.MkdirAll(in.cdir, in.record); err != nil {
 		return err
 	}
 	f, err := in.j.Backup(in.jdir, path)
@@ -390,15 +437,13 @@ func (in *installer) setSettings(doc *settings.Doc, changes ...setting) error {
 	for _, k := range keys {
 		f.AddKey(k)
 	}
-	if err := journal.WriteFile(path, doc.Bytes(), modeOf(path)); err != nil {
+	for _, n := range notes {
+		f.Wrote(doc.Bytes(), n)
+	}
+	if err := in.record(); err != nil {
 		return err
 	}
-	for _, n := range notes {
-		if err := f.Note(n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return journal.WriteFile(path, doc.Bytes(), modeOf(path))
 }
 
 func jsonEqual(a, b []byte) bool {
@@ -486,7 +531,7 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w\n  fix: add `%s` under [statusline] yourself", p, err, line)
 	}
-	if err := in.j.MkdirAll(filepath.Dir(p)); err != nil {
+	if err := in.j.MkdirAll(filepath.Dir(p), in.record); err != nil {
 		return err
 	}
 	f, err := in.j.Backup(in.jdir, p)
@@ -496,10 +541,11 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 	if !slices.Contains(f.Lines, added) {
 		f.Lines = append(f.Lines, added)
 	}
-	if err := journal.WriteFile(p, out, modeOf(p)); err != nil {
+	f.Wrote(out, "statusline.previous_command records your status line command")
+	if err := in.record(); err != nil {
 		return err
 	}
-	return f.Note("statusline.previous_command records your status line command")
+	return journal.WriteFile(p, out, modeOf(p))
 }
 
 // route makes Claude Code send its model traffic to the proxy.

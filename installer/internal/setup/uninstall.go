@@ -180,8 +180,27 @@ func (in *installer) revertKeys(f *journal.File) error {
 			return fmt.Errorf("%s: undo %v: %w", f.Path, k.Path, err)
 		}
 	}
-	src = doc.Bytes()
-	if err := journal.WriteFile(f.Path, src, modeOf(f.Path)); err != nil {
+	// What is left may be the original in another layout (Claude Code's CLI
+	// re-encodes the file): then the original bytes go back.
+	orig, err := f.OriginalBytes(in.jdir)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !f.Existed && jsonEqual(doc.Bytes(), []byte("{}")):
+		if err := f.Restore(in.jdir); err != nil {
+			return err
+		}
+		in.say("removed %s: without synaxi's keys it is empty, and it did not exist before install", f.Path)
+		return nil
+	case f.Existed && jsonEqual(doc.Bytes(), orig):
+		if err := f.Restore(in.jdir); err != nil {
+			return err
+		}
+		in.say("restored %s: without synaxi's keys it equals the original, so the original bytes are back", f.Path)
+		return nil
+	}
+	if err := journal.WriteFile(f.Path, doc.Bytes(), modeOf(f.Path)); err != nil {
 		return err
 	}
 	in.say("restored synaxi's keys in %s and kept the changes made there since install", f.Path)
