@@ -95,26 +95,31 @@ func TestPluginManifests(t *testing.T) {
 		}
 	}
 	readJSONFile(t, filepath.Join(root, "plugin", "hooks", "hooks.json"), &hooks)
-	want := map[string]struct{ matcher, run string }{
-		"SessionStart": {"", "synaxi-session start"},
-		"PreCompact":   {"", "synaxi-session precompact"},
-		"SessionEnd":   {"", "synaxi-session end"},
-		"PreToolUse":   {"Read|Bash", "synaxi-noreread pre"},
-		"PostToolUse":  {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", "synaxi-noreread post"},
+	want := map[string]struct {
+		matcher string
+		runs    []string
+	}{
+		"SessionStart": {"", []string{"synaxi-session start"}},
+		"PreCompact":   {"", []string{"synaxi-session precompact"}},
+		"SessionEnd":   {"", []string{"synaxi-session end", "synaxi-ingest"}},
+		"PreToolUse":   {"Read|Bash", []string{"synaxi-noreread pre"}},
+		"PostToolUse":  {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	for event, w := range want {
 		groups := hooks.Hooks[event]
 		require.Len(t, groups, 1, event)
 		assert.Equal(t, w.matcher, groups[0].Matcher, event)
-		require.Len(t, groups[0].Hooks, 1, event)
-		h := groups[0].Hooks[0]
-		assert.Equal(t, "command", h.Type, event)
-		// Exec form through sh: no shell parsing of the plugin path, and no
-		// reliance on the launcher's execute bit.
-		assert.Equal(t, "sh", h.Command, event)
-		assert.Equal(t, append([]string{"${CLAUDE_PLUGIN_ROOT}/bin/synaxi-run"}, strings.Fields(w.run)...), h.Args, event)
-		assert.Positive(t, h.Timeout, event)
+		require.Len(t, groups[0].Hooks, len(w.runs), event)
+		for i, run := range w.runs {
+			h := groups[0].Hooks[i]
+			assert.Equal(t, "command", h.Type, event)
+			// Exec form through sh: no shell parsing of the plugin path, and no
+			// reliance on the launcher's execute bit.
+			assert.Equal(t, "sh", h.Command, event)
+			assert.Equal(t, append([]string{"${CLAUDE_PLUGIN_ROOT}/bin/synaxi-run"}, strings.Fields(run)...), h.Args, event)
+			assert.Positive(t, h.Timeout, event)
+		}
 	}
 
 	var mcp struct {

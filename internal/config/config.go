@@ -32,6 +32,7 @@ type Config struct {
 	NoReread   NoReread   `toml:"noreread"`
 	StatusLine StatusLine `toml:"statusline"`
 	Guidance   Guidance   `toml:"guidance"`
+	Ingest     Ingest     `toml:"ingest"`
 }
 
 // Proxy configures synaxi-proxyd.
@@ -83,6 +84,20 @@ type Guidance struct {
 // GuidanceWriters are the writer names guidance.writers accepts.
 var GuidanceWriters = []string{"agents", "cursor", "copilot", "gemini"}
 
+// Ingest configures the SessionEnd learning loop (synaxi-ingest).
+type Ingest struct {
+	Enabled         bool     `toml:"enabled" doc:"queue every finished session for learning (the SessionEnd hook); false makes the hook do nothing"`
+	Extractor       string   `toml:"extractor" doc:"embedded (rules, no network), claude (your claude CLI in bare mode, no tools, no hooks), anthropic (the Messages API) or openai (an Ollama/OpenAI-compatible chat endpoint)"`
+	Model           string   `toml:"model" doc:"model for the claude, anthropic and openai extractors; empty picks haiku for claude and anthropic, llama3.1 for openai"`
+	Endpoint        string   `toml:"endpoint" doc:"base URL for the anthropic and openai extractors; empty means https://api.anthropic.com or http://127.0.0.1:11434/v1 (Ollama)"`
+	APIKeyEnv       string   `toml:"api_key_env" doc:"name of the environment variable holding the extractor's API key (never the key itself); empty means ANTHROPIC_API_KEY or OPENAI_API_KEY"`
+	ClaudeCommand   string   `toml:"claude_command" doc:"the claude CLI the claude extractor runs"`
+	Timeout         Duration `toml:"timeout" doc:"how long one model extraction may take"`
+	MaxTries        int      `toml:"max_tries" doc:"attempts at a session before it goes to the dead-letter list shown by synaxi status"`
+	RetryBackoff    Duration `toml:"retry_backoff" doc:"wait before the first retry; each later retry waits four times longer"`
+	MaxTranscriptMB int      `toml:"max_transcript_mb" doc:"transcripts larger than this many MiB are refused with an error in the dead-letter list"`
+}
+
 // Default returns the documented defaults.
 func Default() Config {
 	return Config{
@@ -104,6 +119,15 @@ func Default() Config {
 			MaxChars:     6000,
 			Renderer:     "deterministic",
 			ModelTimeout: Duration(60 * time.Second),
+		},
+		Ingest: Ingest{
+			Enabled:         true,
+			Extractor:       "embedded",
+			ClaudeCommand:   "claude",
+			Timeout:         Duration(120 * time.Second),
+			MaxTries:        5,
+			RetryBackoff:    Duration(30 * time.Second),
+			MaxTranscriptMB: 128,
 		},
 	}
 }
@@ -246,6 +270,25 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Guidance.validate(bad); err != nil {
 		return err
+	}
+	switch {
+	case c.Ingest.Endpoint != "" && !validUpstream(c.Ingest.Endpoint):
+		return bad("ingest.endpoint", "must be an http:// or https:// URL with a host, not %q", c.Ingest.Endpoint)
+	case c.Ingest.Timeout < Duration(time.Second):
+		return bad("ingest.timeout", "must be at least 1s, not %s", c.Ingest.Timeout.Std())
+	case c.Ingest.MaxTries < 1:
+		return bad("ingest.max_tries", "must be at least 1, not %d", c.Ingest.MaxTries)
+	case c.Ingest.RetryBackoff < Duration(time.Second):
+		return bad("ingest.retry_backoff", "must be at least 1s, not %s", c.Ingest.RetryBackoff.Std())
+	case c.Ingest.MaxTranscriptMB < 1:
+		return bad("ingest.max_transcript_mb", "must be at least 1, not %d", c.Ingest.MaxTranscriptMB)
+	case c.Ingest.ClaudeCommand == "":
+		return bad("ingest.claude_command", "must name the claude CLI (a name on PATH or a path)")
+	}
+	switch c.Ingest.Extractor {
+	case "embedded", "claude", "anthropic", "openai":
+	default:
+		return bad("ingest.extractor", "must be embedded, claude, anthropic or openai, not %q", c.Ingest.Extractor)
 	}
 	switch c.StatusLine.Color {
 	case "auto", "always", "never":

@@ -147,11 +147,11 @@ func Read(path string, maxBytes int64) (*Doc, error) {
 	}
 	d.Stats = r.Stats()
 	switch {
-	case d.Stats.Torn > 0 && d.Stats.Malformed == 0:
-		return nil, fmt.Errorf("%s: %w at line %d; if the session is still running, it is retried later",
-			path, ErrTruncated, d.Stats.Lines)
 	case d.Stats.Records == 0:
 		return nil, fmt.Errorf("%s: %w (%d lines)", path, ErrEmpty, d.Stats.Lines)
+	case d.Stats.Torn > 0:
+		return nil, fmt.Errorf("%s: %w at line %d; if the session is still running, it is retried later",
+			path, ErrTruncated, d.Stats.Lines)
 	case d.Stats.Malformed > d.Stats.Records:
 		return nil, fmt.Errorf("%s: %w: %d of %d lines are not JSON records", path, ErrEmpty, d.Stats.Malformed, d.Stats.Lines)
 	}

@@ -2,12 +2,10 @@ package learn
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/synaxi/synaxi/internal/guidance"
 	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/scrub"
 )
@@ -126,7 +124,7 @@ func Ingest(ctx context.Context, store *profile.Store, path string, opts Options
 	}
 	project := opts.Project
 	if project == "" {
-		project = RepoRoot(d.Cwd)
+		project = guidance.ProjectRoot(d.Cwd)
 	}
 	res := &Result{Session: d.Session, Project: project, Extractor: ex.Name()}
 	cur, err := store.Load()
@@ -156,26 +154,4 @@ func Ingest(ctx context.Context, store *profile.Store, path string, opts Options
 	}
 	res.Version = v
 	return res, nil
-}
-
-// RepoRoot is the repository root above dir (the nearest directory with a
-// .git entry), or dir itself when there is none or dir does not exist any
-// more. "" stays "".
-func RepoRoot(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	dir = filepath.Clean(dir)
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return dir
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return dir
-		}
-		d = parent
-	}
 }

@@ -20,24 +20,43 @@ import (
 	"github.com/synaxi/synaxi/internal/transcript"
 )
 
-const fixtures = "../../../shared/fixtures/claude-code-sessions"
+// sharedFixtures finds shared/fixtures/claude-code-sessions above the
+// working directory (beside a checkout or a worktree), or at
+// $SYNAXI_FIXTURES.
+func sharedFixtures(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("SYNAXI_FIXTURES"); d != "" {
+		return d
+	}
+	dir, err := filepath.Abs(".")
+	require.NoError(t, err)
+	for {
+		p := filepath.Join(dir, "shared", "fixtures", "claude-code-sessions")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			t.Skip("shared/fixtures not found above the checkout; set SYNAXI_FIXTURES")
+		}
+		dir = filepath.Dir(dir)
+	}
+}
 
-// fixtureFiles is every transcript of the shared fixtures, subagents and
-// m-claude included.
+// fixtureFiles is every transcript kept in this repository plus every one
+// of the shared fixtures, subagents and m-claude included.
 func fixtureFiles(t testing.TB) []string {
 	t.Helper()
 	var files []string
-	err := filepath.WalkDir(fixtures, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-			files = append(files, p)
-		}
-		return err
-	})
-	if os.IsNotExist(err) {
-		t.Skip("shared fixtures not present")
+	for _, root := range []string{"testdata", "../transcript/testdata", sharedFixtures(t)} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				files = append(files, p)
+			}
+			return err
+		})
+		require.NoError(t, err)
 	}
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	require.GreaterOrEqual(t, len(files), 14)
 	return files
 }
 
@@ -58,7 +77,7 @@ func humanTurns(t *testing.T, path string) map[string]string {
 func TestEveryQuoteIsInAHumanTurn(t *testing.T) {
 	total := 0
 	for _, f := range fixtureFiles(t) {
-		t.Run(strings.TrimPrefix(f, fixtures+"/"), func(t *testing.T) {
+		t.Run(f, func(t *testing.T) {
 			d, err := Read(f, 0)
 			require.NoError(t, err)
 			obs, err := Embedded{}.Extract(context.Background(), d, nil)
@@ -84,7 +103,7 @@ func TestEveryQuoteIsInAHumanTurn(t *testing.T) {
 }
 
 func TestLabelledCorrectionsAreCaptured(t *testing.T) {
-	fixtureFiles(t)
+	fixtures := sharedFixtures(t)
 	f, err := os.Open("testdata/labelled.tsv")
 	require.NoError(t, err)
 	defer f.Close()
@@ -340,16 +359,6 @@ func TestIngestIsIdempotentAndRereadsGrowth(t *testing.T) {
 	p, _ = store.Load()
 	assert.Equal(t, 1, p.Entries[0].Count)
 	assert.Len(t, p.Entries[0].Evidence, 1)
-}
-
-func TestRepoRoot(t *testing.T) {
-	root := t.TempDir()
-	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o700))
-	sub := filepath.Join(root, "a", "b")
-	require.NoError(t, os.MkdirAll(sub, 0o700))
-	assert.Equal(t, root, RepoRoot(sub))
-	assert.Equal(t, "/does/not/exist", RepoRoot("/does/not/exist"))
-	assert.Equal(t, "", RepoRoot(""))
 }
 
 func FuzzRead(f *testing.F) {
