@@ -341,3 +341,72 @@ func TestLauncherDownloadLock(t *testing.T) {
 	assert.EqualValues(t, 1, r.hits.Load())
 	assert.NoDirExists(t, lock)
 }
+
+// TestLauncherForksNothing traces the launcher on its hot paths (a binary
+// built beside it, one downloaded earlier into the data dir, the
+// development override): the only programs started are sh itself and the
+// binary, and sh forks no child on the way.
+func TestLauncherForksNothing(t *testing.T) {
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("needs strace")
+	}
+	if out, err := exec.Command(strace, "-f", "-e", "trace=none", "true").CombinedOutput(); err != nil {
+		t.Skipf("strace cannot trace here: %v %s", err, out)
+	}
+	const bin = "#!/bin/sh\necho ran \"$@\"\n"
+	trace := func(t *testing.T, r *launcherRig, want string) {
+		t.Helper()
+		log := filepath.Join(t.TempDir(), "trace")
+		cmd := exec.Command(strace, "-f", "-qq", "-o", log, "-e", "trace=fork,vfork,clone,clone3,execve",
+			"sh", filepath.Join(r.plugin, "bin", "synaxi-run"), "synaxi-session", "start")
+		cmd.Env = r.env("http://127.0.0.1:1/none")
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		assert.Equal(t, "ran start\n", string(out))
+		data, err := os.ReadFile(log)
+		require.NoError(t, err)
+		var calls []string
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			_, call, _ := strings.Cut(line, " ") // "PID  call(…)"
+			name, args, _ := strings.Cut(strings.TrimSpace(call), "(")
+			if name == "execve" {
+				args, _, _ = strings.Cut(args, ",")
+				calls = append(calls, "execve "+filepath.Base(strings.Trim(args, `"`)))
+			} else {
+				calls = append(calls, name)
+			}
+		}
+		assert.Equal(t, []string{"execve sh", "execve " + want}, calls, "sh, then the binary, and no fork: %s", data)
+	}
+	t.Run("built", func(t *testing.T) {
+		r := newLauncherRig(t)
+		require.NoError(t, os.WriteFile(filepath.Join(r.plugin, "bin", "synaxi-session"), []byte(bin), 0o755))
+		trace(t, r, "synaxi-session")
+	})
+	t.Run("downloaded earlier", func(t *testing.T) {
+		r := newLauncherRig(t)
+		require.NoError(t, os.MkdirAll(r.dataBin(), 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(r.dataBin(), "synaxi-session"), []byte(bin), 0o755))
+		trace(t, r, "synaxi-session")
+	})
+	t.Run("override", func(t *testing.T) {
+		r := newLauncherRig(t)
+		dev := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dev, "synaxi-session"), []byte(bin), 0o755))
+		r.extraEnv = []string{"SYNAXI_BIN_DIR=" + dev}
+		trace(t, r, "synaxi-session")
+	})
+}
+
+// TestLauncherReadsMinifiedManifest: the version comes from the manifest
+// whatever its layout, read by the shell alone.
+func TestLauncherReadsMinifiedManifest(t *testing.T) {
+	r := newLauncherRig(t)
+	manifest := fmt.Sprintf(`{"name":"synaxi","description":"x","version":%q,"author":{"name":"a"}}`, launcherVersion)
+	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644))
+	out, code := r.launch("{}", "synaxi-session", "start")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "ran start\n{}", out)
+	assert.EqualValues(t, 1, r.hits.Load())
+}
