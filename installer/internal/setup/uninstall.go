@@ -15,13 +15,15 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/settings"
 )
 
-// Uninstall performs `synaxi uninstall`: it stops the proxy, removes the
-// plugin and marketplace install added, and puts every journaled file back.
+// Uninstall performs `synaxi uninstall`: it retracts the guidance synaxi
+// published into project files, stops the proxy, removes the plugin and
+// marketplace install added, and puts every journaled file back.
 // A file that still holds exactly what install left is restored byte for
 // byte (or removed if it did not exist); one changed since keeps those
 // changes and loses only synaxi's keys and lines.
 func Uninstall(ctx context.Context, opts Options) error {
 	in := newInstaller(ctx, opts)
+	in.retractGuidance()
 	if !journal.Exists(in.jdir) {
 		in.say("nothing to uninstall: no install journal in %s", in.jdir)
 		if !in.NoProxy {

@@ -1,0 +1,24 @@
+package setup
+
+import (
+	"github.com/synaxi/synaxi/internal/guidance"
+)
+
+// retractGuidance removes every section of learned guidance synaxi wrote
+// into the user's project files (AGENTS.md, Cursor, Copilot, Gemini) and
+// the narratives the SessionStart hook serves, exactly as the publication
+// journal lists them. A section the user edited since is left in place
+// with a warning. The profile itself is kept.
+func (in *installer) retractGuidance() {
+	rep, err := guidance.Retract(in.dirs)
+	if err != nil {
+		in.warnf("retract published guidance: %v\n  fix: remove synaxi's marked sections by hand; the journal is %s", err, guidance.JournalPath(in.dirs))
+		return
+	}
+	for _, p := range rep.Changed {
+		in.say("guidance: removed synaxi's section from %s", p)
+	}
+	for _, p := range rep.Problems {
+		in.warnf("guidance: %s", p)
+	}
+}
