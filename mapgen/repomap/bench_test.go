@@ -45,7 +45,7 @@ func BenchmarkBuildCold(b *testing.B) {
 		b.StopTimer()
 		dir := b.TempDir()
 		b.StartTimer()
-		ix, err := (&Indexer{Root: root, Cache: cache.Cache{Dir: dir}}).Build(context.Background())
+		ix, err := (&Indexer{Root: root, Store: cache.Store{Dir: dir}}).Build(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -58,13 +58,13 @@ func BenchmarkBuildCold(b *testing.B) {
 // Indexer over a filled disk cache (walk, read, hash, load cached entries).
 func BenchmarkBuildWarm(b *testing.B) {
 	root := gorootSrc(b)
-	c := cache.Cache{Dir: b.TempDir()}
-	if _, err := (&Indexer{Root: root, Cache: c}).Build(context.Background()); err != nil {
+	c := cache.Store{Dir: b.TempDir()}
+	if _, err := (&Indexer{Root: root, Store: c}).Build(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	files := 0
 	for b.Loop() {
-		ix, err := (&Indexer{Root: root, Cache: c}).Build(context.Background())
+		ix, err := (&Indexer{Root: root, Store: c}).Build(context.Background())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,5 +106,5 @@ func BenchmarkMap(b *testing.B) {
 	for b.Loop() {
 		ix.Map(MapOptions{Budget: DefaultBudget})
 	}
-	reportFiles(b, len(ix.Files))
+	reportFiles(b, ix.NumFiles())
 }

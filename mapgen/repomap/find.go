@@ -55,8 +55,28 @@ func (ix *Index) Sites(name string) []Site {
 			visit(rel, d.Children, d.Name)
 		}
 	}
-	for _, f := range ix.Files {
+	for _, f := range ix.candidates(base, false) {
 		visit(f.Rel, f.Defs, "")
+	}
+	return out
+}
+
+// candidates returns the entries that may define name (refs false) or refer
+// to it (refs true): from a persisted index, only the files its name tables
+// list, decoded on their own; otherwise every entry.
+func (ix *Index) candidates(name string, refs bool) []Entry {
+	if ix.snap == nil {
+		return ix.Entries()
+	}
+	idx := ix.snap.DefinedIn(name)
+	if refs {
+		idx = ix.snap.ReferencedIn(name)
+	}
+	out := make([]Entry, 0, len(idx))
+	for _, i := range idx {
+		if f, err := ix.snap.File(i); err == nil {
+			out = append(out, Entry{Rel: ix.meta.Files[i].Rel, File: f})
+		}
 	}
 	return out
 }
@@ -67,7 +87,7 @@ func (ix *Index) Find(name string, refs bool) string {
 	sites := ix.Sites(name)
 	var b strings.Builder
 	if len(sites) == 0 {
-		fmt.Fprintf(&b, "no definition of %q found in %d indexed source files\n", name, len(ix.Files))
+		fmt.Fprintf(&b, "no definition of %q found in %d indexed source files\n", name, ix.Stats.Files)
 	}
 	for i, s := range sites {
 		if i == MaxSites {
@@ -156,7 +176,7 @@ func (ix *Index) writeRefs(b *strings.Builder, name string, sites []Site) {
 	}
 	var refs []string
 	total := 0
-	for _, f := range ix.Files {
+	for _, f := range ix.candidates(base, true) {
 		if !refersTo(f.Refs, base) {
 			continue
 		}

@@ -2,15 +2,26 @@
 // references and answers the three questions synaxi's MCP tools ask: a ranked
 // map within a token budget (Map), the outline of one file (Outline) and the
 // definition sites and references of a name (Find).
+//
+// An Indexer persists what it builds (package cache) and, on the next build,
+// re-reads only files whose size or modification time changed (and files
+// modified too close to the last build to trust their time, which it
+// re-hashes); when no directory, ignore file or source file changed it does
+// not walk the tree at all. The same index gives the same maps, byte for
+// byte, and rendered maps are kept with the index.
 package repomap
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/synaxi/synaxi/mapgen/cache"
@@ -18,9 +29,14 @@ import (
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
-// ProgressMinFiles is the repository size from which a cold build reports
-// progress (when a progress writer is set).
-const ProgressMinFiles = 2000
+// ProgressMinFiles is the number of files to parse from which a build
+// reports progress (when a progress writer is set).
+const ProgressMinFiles = 500
+
+// racyWindow: a file or directory modified this close to (or after) the
+// moment the previous walk began may have changed again within the same
+// timestamp, so its time alone does not prove it unchanged.
+const racyWindow = 2 * time.Second
 
 // Entry is one indexed file.
 type Entry struct {
@@ -31,10 +47,11 @@ type Entry struct {
 // Stats says what a build did.
 type Stats struct {
 	Files     int  // files indexed
-	Parsed    int  // parsed this build (cache misses)
-	CacheHits int  // served from the disk cache
-	MemoHits  int  // unchanged since the previous build of the same Indexer
+	Parsed    int  // parsed this build
+	Reused    int  // taken from the previous index (same size and time, or same content)
+	Rehashed  int  // read and hashed because their time could not be trusted
 	Skipped   int  // generated, minified, binary or unreadable
+	Walked    bool // the tree was walked (false: nothing changed since the previous index)
 	Truncated bool // the walk stopped at walk.MaxFiles
 	// Unparsed counts, per language, the source files this build cannot
 	// parse (a build without cgo parses Go only); they are not indexed.
@@ -42,15 +59,49 @@ type Stats struct {
 }
 
 // Index is a repository's definitions and references, files sorted by path.
+// Parse results come from a persisted index on demand: a map already
+// rendered for this content, or a symbol lookup, decodes only what it needs.
 type Index struct {
 	Root  walk.Root
-	Files []Entry
 	Stats Stats
 
-	maps *mapCache // rendered maps; shared by rebuilds that found nothing changed
+	meta  cache.Meta
+	id    string          // content identity (cache.Data.ID)
+	snap  *cache.Snapshot // where entries decode from, when not built in memory
+	store cache.Store
+
+	once  sync.Once
+	files []Entry // non-skipped files; see Entries
+	maps  *mapCache
 }
 
-// mapCache remembers a few rendered maps of one unchanged index.
+// Entries returns every indexed file (skipped ones left out), decoding them
+// from the persisted index on first use.
+func (ix *Index) Entries() []Entry {
+	ix.once.Do(func() {
+		if ix.files != nil || ix.snap == nil {
+			return
+		}
+		_ = ix.snap.LoadAll() // else each entry is read on its own
+		ix.files = make([]Entry, 0, len(ix.meta.Files))
+		for i, st := range ix.meta.Files {
+			if st.Skip {
+				continue
+			}
+			f, err := ix.snap.File(i)
+			if err != nil {
+				f = symbols.File{Err: err.Error()}
+			}
+			ix.files = append(ix.files, Entry{Rel: st.Rel, File: f})
+		}
+	})
+	return ix.files
+}
+
+// NumFiles is the number of indexed (non-skipped) files.
+func (ix *Index) NumFiles() int { return ix.Stats.Files }
+
+// mapCache remembers a few rendered maps of one index.
 type mapCache struct {
 	mu      sync.Mutex
 	results map[string]MapResult
@@ -59,9 +110,6 @@ type mapCache struct {
 const mapCacheSize = 16
 
 func (c *mapCache) get(key string) (MapResult, bool) {
-	if c == nil {
-		return MapResult{}, false
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.results[key]
@@ -69,9 +117,6 @@ func (c *mapCache) get(key string) (MapResult, bool) {
 }
 
 func (c *mapCache) put(key string, r MapResult) {
-	if c == nil {
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.results) >= mapCacheSize {
@@ -80,50 +125,282 @@ func (c *mapCache) put(key string, r MapResult) {
 	c.results[key] = r
 }
 
-// Indexer builds indexes of one root. It remembers what it parsed, keyed by
-// file size and modification time, so a long-lived process (the MCP server)
-// rebuilds without re-reading unchanged files. Safe for one Build at a time.
+// cachedMap returns a map rendered earlier for this content and key, from
+// memory or from the store.
+func (ix *Index) cachedMap(key string) (MapResult, bool) {
+	if r, ok := ix.maps.get(key); ok {
+		return r, true
+	}
+	raw, ok := ix.store.Maps(ix.Root.Dir(), ix.id)[key]
+	if !ok {
+		return MapResult{}, false
+	}
+	var r MapResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return MapResult{}, false
+	}
+	ix.maps.put(key, r)
+	return r, true
+}
+
+func (ix *Index) keepMap(key string, r MapResult) {
+	ix.maps.put(key, r)
+	if raw, err := json.Marshal(r); err == nil {
+		_ = ix.store.PutMap(ix.Root.Dir(), ix.id, key, raw) // a map not kept only costs time
+	}
+}
+
+// Indexer builds indexes of one root, persisting each in Store and starting
+// from the previous one (in memory, else from Store). Safe for one Build at
+// a time; concurrent processes may build the same root at once.
 type Indexer struct {
 	Root     walk.Root
-	Cache    cache.Cache
-	Progress io.Writer // cold builds of large repositories report progress here; nil for none
-	Workers  int       // 0: GOMAXPROCS
+	Store    cache.Store
+	Progress Progress                // reports a long parse (nil for none)
+	Workers  int                     // 0: GOMAXPROCS
+	Getenv   func(key string) string // for git's global excludes file; nil: os.Getenv
 
-	mu       sync.Mutex
-	memo     map[string]memoEntry
-	last     *Index   // the previous build
-	lastAbss []string // its walk, to tell whether the file set changed
+	mu   sync.Mutex
+	last *Index
 }
 
-type memoEntry struct {
-	size  int64
-	mtime time.Time
-	skip  bool
-	file  symbols.File
+// Progress receives the progress of a build that parses many files.
+type Progress interface {
+	Start(total int)
+	Add(n int)
+	Finish()
 }
 
-type result struct {
-	entry   Entry
-	memo    memoEntry
-	skipped bool
-	how     int // 0 parsed, 1 cache, 2 memo (unchanged since the last build), 3 read and skipped
+// previous is what a build starts from.
+type previous struct {
+	meta  cache.Meta
+	byRel map[string]int
+	file  func(i int) (symbols.File, error)
+	index *Index // when the previous index is in memory
 }
 
-// Build walks the root and parses (or recalls) every source file.
+func (ix *Indexer) previous() *previous {
+	if ix.last != nil {
+		last := ix.last
+		entries := last.Entries()
+		byRel := make(map[string]int, len(entries))
+		for i, e := range entries {
+			byRel[e.Rel] = i
+		}
+		p := &previous{meta: last.meta, byRel: map[string]int{}, index: last}
+		for i, st := range last.meta.Files {
+			p.byRel[st.Rel] = i
+		}
+		p.file = func(i int) (symbols.File, error) {
+			if j, ok := byRel[last.meta.Files[i].Rel]; ok {
+				return entries[j].File, nil
+			}
+			return symbols.File{}, nil
+		}
+		return p
+	}
+	snap, ok := ix.Store.Load(ix.Root.Dir())
+	if !ok {
+		return nil
+	}
+	p := &previous{meta: snap.Meta, byRel: make(map[string]int, len(snap.Files)), file: snap.File}
+	for i, st := range snap.Files {
+		p.byRel[st.Rel] = i
+	}
+	p.index = &Index{Root: ix.Root, meta: snap.Meta, id: snap.ID, snap: snap, store: ix.Store,
+		maps: &mapCache{results: map[string]MapResult{}}}
+	p.index.Stats.Truncated, p.index.Stats.Unparsed = snap.Truncated, snap.Unparsed
+	for _, f := range snap.Files {
+		if f.Skip {
+			p.index.Stats.Skipped++
+		} else {
+			p.index.Stats.Files++
+		}
+	}
+	p.index.Stats.Reused = p.index.Stats.Files
+	return p
+}
+
+// Build returns the index of the root: the previous one when nothing it
+// depended on changed, else a new one that re-reads only changed files.
 func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	files, truncated, err := walk.Walk(ctx, ix.Root, func(rel string) bool { return symbols.Detect(rel) != "" })
+	began := time.Now()
+	prev := ix.previous()
+	if prev != nil && unchanged(&prev.meta) {
+		ix.last = prev.index // its Stats say how it was built
+		return prev.index, nil
+	}
+	getenv := ix.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	res, err := walk.Scan(ctx, ix.Root, func(rel string) bool { return symbols.Detect(rel) != "" }, getenv)
 	if err != nil {
 		return nil, err
 	}
-	files, unparsed := parseable(files)
+	var unparsed map[string]int
+	res.Files, unparsed = parseable(res.Files)
+	data, stats, err := ix.parse(ctx, res, prev)
+	if err != nil {
+		return nil, err
+	}
+	data.Root = ix.Root.Dir()
+	data.Unparsed = unparsed
+	data.Built = began.UnixNano()
+	data.Truncated = res.Truncated
+	data.Sources = stampSources(res.Sources)
+	data.Dirs = make([]cache.DirStamp, len(res.Dirs))
+	for i, d := range res.Dirs {
+		data.Dirs[i] = cache.DirStamp{Rel: d.Rel, ModTime: d.ModTime.UnixNano()}
+	}
+	out := &Index{Root: ix.Root, Stats: stats, meta: data.Meta, id: data.ID(), store: ix.Store,
+		maps: &mapCache{results: map[string]MapResult{}}}
+	out.Stats.Walked, out.Stats.Truncated, out.Stats.Unparsed = true, res.Truncated, data.Unparsed
+	out.files = []Entry{}
+	for i, st := range data.Files {
+		if !st.Skip {
+			out.files = append(out.files, Entry{Rel: st.Rel, File: data.Parsed[i]})
+		}
+	}
+	out.Stats.Files = len(out.files)
+	if prev != nil && prev.index != nil && prev.index.id == out.id {
+		out.maps = prev.index.maps // same content: the same maps
+	}
+	if stats.Parsed > 0 || stats.Rehashed > 0 || prev == nil || !sameStamps(&prev.meta, &data.Meta) {
+		_ = ix.Store.Save(data) // an index not kept only costs time on the next run
+	}
+	ix.last = out
+	return out, nil
+}
+
+// unchanged reports whether nothing the index depended on changed: every
+// ignore file, directory and indexed file has the size and time it had, and
+// none was modified too close to the build to trust its time. The stat calls
+// run on all cores; the first difference stops them.
+func unchanged(m *cache.Meta) bool {
+	if m.Truncated {
+		return false // a truncated walk depends on more than it recorded
+	}
+	limit := m.Built - int64(racyWindow)
+	n := len(m.Sources) + len(m.Dirs) + len(m.Files)
+	check := func(i int) bool {
+		switch {
+		case i < len(m.Sources):
+			s := m.Sources[i]
+			st, err := os.Stat(s.Path)
+			return (err == nil) == s.Exists && (err != nil || st.Size() == s.Size && st.ModTime().UnixNano() == s.ModTime)
+		case i < len(m.Sources)+len(m.Dirs):
+			d := m.Dirs[i-len(m.Sources)]
+			st, err := os.Stat(joinRel(m.Root, d.Rel))
+			return err == nil && st.ModTime().UnixNano() == d.ModTime && d.ModTime < limit
+		}
+		f := m.Files[i-len(m.Sources)-len(m.Dirs)]
+		st, err := os.Stat(joinRel(m.Root, f.Rel))
+		return err == nil && st.Size() == f.Size && st.ModTime().UnixNano() == f.ModTime && f.ModTime < limit
+	}
+	var changed atomic.Bool
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0)*2, 8)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n && !changed.Load(); i += workers {
+				if !check(i) {
+					changed.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !changed.Load()
+}
+
+func sameStamps(a, b *cache.Meta) bool {
+	if len(a.Files) != len(b.Files) || len(a.Dirs) != len(b.Dirs) || len(a.Sources) != len(b.Sources) {
+		return false
+	}
+	for i := range a.Files {
+		if a.Files[i] != b.Files[i] {
+			return false
+		}
+	}
+	for i := range a.Dirs {
+		if a.Dirs[i] != b.Dirs[i] {
+			return false
+		}
+	}
+	for i := range a.Sources {
+		if a.Sources[i] != b.Sources[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func joinRel(root, rel string) string {
+	if rel == "" {
+		return root
+	}
+	return filepath.Join(root, filepath.FromSlash(rel))
+}
+
+func stampSources(paths []string) []cache.Source {
+	out := make([]cache.Source, len(paths))
+	for i, p := range paths {
+		out[i].Path = p
+		if st, err := os.Stat(p); err == nil {
+			out[i] = cache.Source{Path: p, Exists: true, Size: st.Size(), ModTime: st.ModTime().UnixNano()}
+		}
+	}
+	return out
+}
+
+type outcome int
+
+const (
+	parsed outcome = iota
+	reused
+	rehashed // read and hashed; content unchanged
+	skipped
+	unreadable
+)
+
+type result struct {
+	stamp cache.FileStamp
+	file  symbols.File
+	how   outcome
+}
+
+// parse indexes the walked files with workers, reusing previous entries.
+func (ix *Indexer) parse(ctx context.Context, res walk.Result, prev *previous) (*cache.Data, Stats, error) {
 	workers := ix.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	results := make([]result, len(files))
-	prog := newProgress(ix.Progress, len(files))
+	results := make([]result, len(res.Files))
+	// Reuse by time first (no read), so progress counts only real work.
+	var todo []int
+	for i, f := range res.Files {
+		if prev != nil {
+			if j, ok := prev.byRel[f.Rel]; ok {
+				st := prev.meta.Files[j]
+				if st.Size == f.Size && st.ModTime == f.ModTime.UnixNano() && st.ModTime < prev.meta.Built-int64(racyWindow) {
+					file, err := prev.file(j)
+					if err == nil {
+						results[i] = result{stamp: st, file: file, how: reused}
+						continue
+					}
+				}
+			}
+		}
+		todo = append(todo, i)
+	}
+	var prog Progress
+	if ix.Progress != nil && len(todo) >= ProgressMinFiles {
+		prog = ix.Progress
+		prog.Start(len(todo))
+	}
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
@@ -131,13 +408,15 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				results[i] = ix.one(files[i], ix.memo[files[i].Abs])
-				prog.done(results[i].how == 0)
+				results[i] = ix.one(res.Files[i], prev)
+				if prog != nil {
+					prog.Add(1)
+				}
 			}
 		}()
 	}
 	var cerr error
-	for i := range files {
+	for _, i := range todo {
 		if cerr = ctx.Err(); cerr != nil {
 			break
 		}
@@ -145,40 +424,32 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	prog.finish()
+	if prog != nil {
+		prog.Finish()
+	}
 	if cerr != nil {
-		return nil, fmt.Errorf("build index: %w", cerr)
+		return nil, Stats{}, fmt.Errorf("build index: %w", cerr)
 	}
-	memo := make(map[string]memoEntry, len(files))
-	out := &Index{Root: ix.Root, maps: &mapCache{results: map[string]MapResult{}}}
-	abss := make([]string, len(files))
-	unchanged := ix.last != nil && len(files) == len(ix.lastAbss)
-	for i, r := range results {
-		memo[files[i].Abs] = r.memo
-		abss[i] = files[i].Abs
-		unchanged = unchanged && r.how == 2 && ix.lastAbss[i] == files[i].Abs
-		if r.skipped {
-			out.Stats.Skipped++
-			continue
-		}
-		out.Files = append(out.Files, r.entry)
+	data := &cache.Data{}
+	var stats Stats
+	for _, r := range results {
 		switch r.how {
-		case 0:
-			out.Stats.Parsed++
-		case 1:
-			out.Stats.CacheHits++
-		case 2:
-			out.Stats.MemoHits++
+		case unreadable:
+			stats.Skipped++
+			continue
+		case skipped:
+			stats.Skipped++
+		case parsed:
+			stats.Parsed++
+		case reused:
+			stats.Reused++
+		case rehashed:
+			stats.Rehashed++
 		}
+		data.Files = append(data.Files, r.stamp)
+		data.Parsed = append(data.Parsed, r.file)
 	}
-	out.Stats.Files = len(out.Files)
-	out.Stats.Truncated = truncated
-	out.Stats.Unparsed = unparsed
-	if unchanged {
-		out.maps = ix.last.maps // same files, same content: the same maps
-	}
-	ix.memo, ix.last, ix.lastAbss = memo, out, abss
-	return out, nil
+	return data, stats, nil
 }
 
 // parseable keeps the files this build parses and counts the others by
@@ -199,74 +470,53 @@ func parseable(files []walk.File) ([]walk.File, map[string]int) {
 	return kept, unparsed
 }
 
-// one indexes a single file; the memo map is only read here.
-func (ix *Indexer) one(f walk.File, prev memoEntry) result {
-	st, err := os.Stat(f.Abs)
-	if err != nil {
-		return result{skipped: true}
-	}
-	if !prev.mtime.IsZero() && prev.size == st.Size() && prev.mtime.Equal(st.ModTime()) {
-		return result{entry: Entry{Rel: f.Rel, File: prev.file}, memo: prev, skipped: prev.skip, how: 2}
-	}
-	m := memoEntry{size: st.Size(), mtime: st.ModTime()}
+// one reads, hashes and (unless its content is the previous one's) parses a
+// single file.
+func (ix *Indexer) one(f walk.File, prev *previous) result {
 	data, err := os.ReadFile(f.Abs)
 	if err != nil {
-		return result{skipped: true}
+		return result{how: unreadable}
+	}
+	st := cache.FileStamp{Rel: f.Rel, Size: int64(len(data)), ModTime: f.ModTime.UnixNano(), Hash: sha256.Sum256(data)}
+	if int64(len(data)) != f.Size {
+		st.ModTime = 0 // changed while we walked: never trust this time
+	}
+	if prev != nil {
+		if j, ok := prev.byRel[f.Rel]; ok && prev.meta.Files[j].Hash == st.Hash {
+			if file, err := prev.file(j); err == nil {
+				st.Skip = prev.meta.Files[j].Skip
+				return result{stamp: st, file: file, how: rehashed}
+			}
+		}
 	}
 	if walk.Classify(data) != "" {
-		m.skip = true
-		return result{memo: m, skipped: true, how: 3}
+		st.Skip = true
+		return result{stamp: st, how: skipped}
 	}
-	lang := symbols.Language(f.Rel)
-	key := cache.Key(lang, data)
-	how := 1
-	file, ok := ix.Cache.Get(key)
-	if !ok {
-		how = 0
-		file = symbols.Parse(f.Rel, data)
-		_ = ix.Cache.Put(key, file) // a cache that cannot be written only costs speed
-	}
-	m.file = file
-	return result{entry: Entry{Rel: f.Rel, File: file}, memo: m, how: how}
+	return result{stamp: st, file: symbols.Parse(f.Rel, data), how: parsed}
 }
 
-// progress prints "mapgen: parsed N/M files" at most every 200 ms, only for
-// large repositories and only once a file actually had to be parsed.
-type progress struct {
-	w       io.Writer
-	total   int
-	mu      sync.Mutex
-	count   int
-	parsed  bool
-	last    time.Time
-	printed bool
+// writerProgress prints "mapgen: indexed N/M files" lines to a writer, for
+// callers without a terminal progress bar (tests, logs).
+type writerProgress struct {
+	w            io.Writer
+	mu           sync.Mutex
+	count, total int
 }
 
-func newProgress(w io.Writer, total int) *progress {
-	if total < ProgressMinFiles {
-		w = nil
-	}
-	return &progress{w: w, total: total, last: time.Now()}
-}
+// LineProgress returns a Progress that prints one line per 10% to w.
+func LineProgress(w io.Writer) Progress { return &writerProgress{w: w} }
 
-func (p *progress) done(parsed bool) {
-	if p.w == nil {
-		return
-	}
+func (p *writerProgress) Start(total int) { p.total = total }
+
+func (p *writerProgress) Add(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.count++
-	p.parsed = p.parsed || parsed
-	if !p.parsed || time.Since(p.last) < 200*time.Millisecond {
-		return
+	before := p.count * 10 / max(p.total, 1)
+	p.count += n
+	if after := p.count * 10 / max(p.total, 1); after != before {
+		fmt.Fprintf(p.w, "mapgen: parsed %d/%d files\n", p.count, p.total)
 	}
-	p.last = time.Now()
-	p.printed = true
-	fmt.Fprintf(p.w, "\rmapgen: indexed %d/%d files", p.count, p.total)
 }
 
-func (p *progress) finish() {
-	if p.w != nil && p.printed {
-		fmt.Fprintf(p.w, "\rmapgen: indexed %d/%d files\n", p.count, p.total)
-	}
-}
+func (p *writerProgress) Finish() {}

@@ -30,7 +30,7 @@ func TestMapNamesUnparsedLanguages(t *testing.T) {
 	if len(want) == 0 {
 		assert.Nil(t, ix.Stats.Unparsed)
 		assert.NotContains(t, text, "cannot parse")
-		assert.Len(t, ix.Files, 4)
+		assert.Len(t, ix.Entries(), 4)
 		return
 	}
 	assert.Equal(t, want, ix.Stats.Unparsed)

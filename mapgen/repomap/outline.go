@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/symbols"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
@@ -14,9 +13,10 @@ import (
 // ErrUnsupported is returned (wrapped) for a file no built-in parser reads.
 var ErrUnsupported = errors.New("unsupported file type")
 
-// ParseFile parses one file inside the root (through the cache), whatever
-// the ignore rules say: asking for a file by name is deliberate.
-func ParseFile(root walk.Root, c cache.Cache, p string) (rel string, f symbols.File, err error) {
+// ParseFile parses one file inside the root, whatever the ignore rules say:
+// asking for a file by name is deliberate. (One file parses in
+// milliseconds; the persisted index serves whole-repository questions.)
+func ParseFile(root walk.Root, p string) (rel string, f symbols.File, err error) {
 	abs, rel, err := root.Resolve(p)
 	if err != nil {
 		return "", symbols.File{}, err
@@ -43,13 +43,7 @@ func ParseFile(root walk.Root, c cache.Cache, p string) (rel string, f symbols.F
 	if walk.Classify(data) == walk.Binary {
 		return "", symbols.File{}, fmt.Errorf("%s is not a text file", rel)
 	}
-	key := cache.Key(lang, data)
-	if f, ok := c.Get(key); ok {
-		return rel, f, nil
-	}
-	f = symbols.Parse(rel, data)
-	_ = c.Put(key, f)
-	return rel, f, nil
+	return rel, symbols.Parse(rel, data), nil
 }
 
 // Outline renders every definition of a file with kind, line range and

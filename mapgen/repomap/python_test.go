@@ -2,14 +2,18 @@ package repomap
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/symbols"
+	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
 func TestPythonRepository(t *testing.T) {
@@ -24,7 +28,7 @@ func TestPythonRepository(t *testing.T) {
 		"main.go":       "package main\n\nfunc main() {}\n",
 	})
 	ix := build(t, dir, "")
-	require.Len(t, ix.Files, 4)
+	require.Len(t, ix.Entries(), 4)
 
 	order := defOrder(ix, nil)
 	assert.Equal(t, "pkg/shapes.py:make_shape", order[0], "%v", order)
@@ -56,19 +60,19 @@ func TestPythonImportsResolve(t *testing.T) {
 	})
 	ix := build(t, dir, "")
 	byRel := map[string]int{}
-	for i, f := range ix.Files {
+	for i, f := range ix.Entries() {
 		byRel[f.Rel] = i
 	}
-	deps := pythonDeps(ix)
+	deps := pythonDeps(ix.Entries())
 	assert.Equal(t, map[int]bool{byRel["src/app/util.py"]: true, byRel["src/app/core/__init__.py"]: true, byRel["src/app/core/parts.py"]: true},
 		deps[byRel["src/app/core/engine.py"]], "relative imports: ..util, . and .parts")
 	assert.Equal(t, map[int]bool{byRel["src/app/util.py"]: true}, deps[byRel["src/app/main.py"]], "a src/ layout resolves by suffix")
 
-	l := newLinker(ix)
+	l := newLinker(ix.Entries())
 	files := func(src string) []string {
 		var out []string
 		for _, d := range l.targets(byRel[src], "helper") {
-			out = append(out, ix.Files[d.file].Rel)
+			out = append(out, ix.Entries()[d.file].Rel)
 		}
 		return out
 	}
@@ -77,24 +81,42 @@ func TestPythonImportsResolve(t *testing.T) {
 	assert.Equal(t, []string{"other/util.py", "src/app/util.py"}, files("scripts/loose.py"), "no import: every candidate")
 }
 
+type recordProgress struct {
+	mu                    sync.Mutex
+	total, added, finishd int
+}
+
+func (r *recordProgress) Start(total int) { r.total = total }
+func (r *recordProgress) Add(n int)       { r.mu.Lock(); r.added += n; r.mu.Unlock() }
+func (r *recordProgress) Finish()         { r.finishd++ }
+
 func TestProgress(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range ProgressMinFiles {
+		files[fmt.Sprintf("p%d/f.go", i)] = fmt.Sprintf("package p%d\n\nfunc F%d() {}\n", i, i)
+	}
+	writeTree(t, dir, files)
+	age(t, dir)
+	root, err := walk.NewRoot(dir)
+	require.NoError(t, err)
+	store := cache.Store{Dir: t.TempDir()}
+	cold := &recordProgress{}
+	_, err = (&Indexer{Root: root, Store: store, Progress: cold}).Build(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, []int{ProgressMinFiles, ProgressMinFiles, 1}, []int{cold.total, cold.added, cold.finishd})
+
+	warm := &recordProgress{}
+	_, err = (&Indexer{Root: root, Store: store, Progress: warm}).Build(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, warm.finishd, "nothing to parse, nothing reported")
+
 	var w bytes.Buffer
-	small := newProgress(&w, ProgressMinFiles-1)
-	small.done(true)
-	small.finish()
-	assert.Empty(t, w.String(), "small repositories stay quiet")
-
-	warm := newProgress(&w, ProgressMinFiles)
-	warm.last = time.Now().Add(-time.Second)
-	warm.done(false)
-	warm.finish()
-	assert.Empty(t, w.String(), "nothing parsed, nothing to report")
-
-	cold := newProgress(&w, ProgressMinFiles)
-	cold.last = time.Now().Add(-time.Second)
-	cold.done(true)
-	cold.done(true) // within 200 ms of the last report: not printed
-	cold.finish()
-	assert.Equal(t, "\rmapgen: indexed 1/2000 files\rmapgen: indexed 2/2000 files\n", w.String())
-	assert.Equal(t, 2, strings.Count(w.String(), "mapgen:"))
+	p := LineProgress(&w)
+	p.Start(20)
+	for range 20 {
+		p.Add(1)
+	}
+	p.Finish()
+	assert.Equal(t, 10, strings.Count(w.String(), "\n"), "one line per tenth:\n%s", w.String())
 }

@@ -93,7 +93,7 @@ type defSite struct {
 
 // linker resolves reference keys to the files that define them.
 type linker struct {
-	ix      *Index
+	files   []Entry
 	dirs    []string
 	byName  map[string][]defSite
 	imports []map[string]bool // per file: Go package names it qualifies names with
@@ -102,10 +102,10 @@ type linker struct {
 	scratch []defSite
 }
 
-func newLinker(ix *Index) *linker {
-	l := &linker{ix: ix, dirs: make([]string, len(ix.Files)), byName: map[string][]defSite{},
-		imports: make([]map[string]bool, len(ix.Files)), test: make([]bool, len(ix.Files))}
-	for i, f := range ix.Files {
+func newLinker(files []Entry) *linker {
+	l := &linker{files: files, dirs: make([]string, len(files)), byName: map[string][]defSite{},
+		imports: make([]map[string]bool, len(files)), test: make([]bool, len(files))}
+	for i, f := range files {
 		l.dirs[i] = path.Dir(f.Rel)
 		l.test[i] = isTestFile(f.Rel)
 		for key := range f.Refs {
@@ -129,7 +129,7 @@ func newLinker(ix *Index) *linker {
 			l.byName[d.Name] = append(l.byName[d.Name], defSite{file: i, method: d.Kind == symbols.KindMethod})
 		}
 	}
-	l.pyDeps = pythonDeps(ix)
+	l.pyDeps = pythonDeps(files)
 	return l
 }
 
@@ -149,10 +149,10 @@ func pythonModule(rel string) string {
 // pythonDeps resolves each Python file's imports to files of the index:
 // absolute imports match a module path or any dotted suffix of one (so a
 // src/ layout resolves), relative imports are taken from the file's package.
-func pythonDeps(ix *Index) []map[int]bool {
+func pythonDeps(files []Entry) []map[int]bool {
 	bySuffix := map[string][]int{}
 	byModule := map[string][]int{}
-	for i, f := range ix.Files {
+	for i, f := range files {
 		if f.Lang != "python" {
 			continue
 		}
@@ -163,8 +163,8 @@ func pythonDeps(ix *Index) []map[int]bool {
 			bySuffix[suffix] = append(bySuffix[suffix], i)
 		}
 	}
-	deps := make([]map[int]bool, len(ix.Files))
-	for i, f := range ix.Files {
+	deps := make([]map[int]bool, len(files))
+	for i, f := range files {
 		if f.Lang != "python" || len(f.Imports) == 0 {
 			continue
 		}
@@ -207,14 +207,14 @@ func pythonDeps(ix *Index) []map[int]bool {
 // repository). Python links a name to the files defining it among the
 // modules the file imports, else to every Python file that defines it.
 func (l *linker) targets(src int, key string) []defSite {
-	from := l.ix.Files[src]
+	from := l.files[src]
 	name := symbols.RefName(key)
 	out := l.scratch[:0]
 	for _, d := range l.byName[name] {
 		if d.file == src {
 			continue
 		}
-		to := l.ix.Files[d.file]
+		to := l.files[d.file]
 		if to.Lang != from.Lang || l.test[d.file] && !l.test[src] {
 			continue // code never uses what only its tests define
 		}
@@ -276,9 +276,9 @@ func isTestFile(rel string) bool {
 // and mentioned the focus identifiers: files defining a mentioned name join
 // the focus files in the teleport vector, and references to it weigh more.
 // Everything iterates in index order, so the result is deterministic.
-func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
-	n := len(ix.Files)
-	l := newLinker(ix)
+func rank(files []Entry, focus map[int]bool, mentioned map[string]bool) ranking {
+	n := len(files)
+	l := newLinker(files)
 	teleport := maps.Clone(focus)
 	if teleport == nil {
 		teleport = map[int]bool{}
@@ -297,7 +297,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 	out := make([][]edge, n)
 	shares := make([][]share, n)
 	outW := make([]float64, n)
-	for src, f := range ix.Files {
+	for src, f := range files {
 		keys := make([]string, 0, len(f.Refs))
 		for key := range f.Refs {
 			keys = append(keys, key)
@@ -362,7 +362,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 		method bool
 	}
 	defScore := map[defKey]float64{}
-	for src := range ix.Files {
+	for src := range files {
 		if outW[src] == 0 {
 			continue
 		}
@@ -373,7 +373,7 @@ func rank(ix *Index, focus map[int]bool, mentioned map[string]bool) ranking {
 		}
 	}
 	var defs []rankedDef
-	for i, f := range ix.Files {
+	for i, f := range files {
 		for _, d := range rankable(f.Defs) {
 			defs = append(defs, rankedDef{file: i, def: d, score: defScore[defKey{i, d.Name, d.Kind == symbols.KindMethod}]})
 		}

@@ -41,21 +41,22 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 		budget = DefaultBudget
 	}
 	key := fmt.Sprintf("%d\x00%q", budget, opts.Focus)
-	if r, ok := ix.maps.get(key); ok {
+	if r, ok := ix.cachedMap(key); ok {
 		return r
 	}
 	r := ix.render(budget, opts.Focus)
-	ix.maps.put(key, r)
+	ix.keepMap(key, r)
 	return r
 }
 
 func (ix *Index) render(budget int, focusList []string) MapResult {
+	files := ix.Entries()
 	focus := map[int]bool{}
 	mentioned := map[string]bool{}
 	var unknown []string
-	byRel := make(map[string]int, len(ix.Files))
+	byRel := make(map[string]int, len(files))
 	defined := map[string]bool{}
-	for i, f := range ix.Files {
+	for i, f := range files {
 		byRel[f.Rel] = i
 		for _, d := range rankable(f.Defs) {
 			defined[d.Name] = true
@@ -76,9 +77,9 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 		}
 		unknown = append(unknown, p)
 	}
-	rk := rank(ix, focus, mentioned)
+	rk := rank(files, focus, mentioned)
 
-	fileOrder := make([]int, len(ix.Files))
+	fileOrder := make([]int, len(files))
 	for i := range fileOrder {
 		fileOrder[i] = i
 	}
@@ -105,19 +106,20 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 			hi = mid - 1
 		}
 	}
-	text, files := render(lo)
-	text, files = ix.appendFileNames(text, files, rk, fileOrder, lo, budget)
+	text, named := render(lo)
+	text, named = ix.appendFileNames(text, named, rk, fileOrder, lo, budget)
 	return MapResult{Text: text, Tokens: EstimateTokens(text), Shown: lo, Total: len(rk.defs),
-		Files: files, UnknownFocus: unknown}
+		Files: named, UnknownFocus: unknown}
 }
 
 func (ix *Index) header(shown, total, budget int) string {
-	if len(ix.Files) == 0 {
+	files := ix.Entries()
+	if len(files) == 0 {
 		return fmt.Sprintf("# repo map of %s: no source files found (languages parsed: %s; .gitignore'd, hidden, vendored, generated and binary files are left out)\n",
 			path.Base(ix.Root.Dir()), strings.Join(symbols.Languages(), ", ")) + ix.unparsedNote()
 	}
 	langs := map[string]int{}
-	for _, f := range ix.Files {
+	for _, f := range files {
 		langs[f.Lang]++
 	}
 	names := make([]string, 0, len(langs))
@@ -130,7 +132,7 @@ func (ix *Index) header(shown, total, budget int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", l, langs[l]))
 	}
 	h := fmt.Sprintf("# repo map of %s: %d source files (%s); %d of %d definitions, ranked by references, within ~%d tokens\n",
-		path.Base(ix.Root.Dir()), len(ix.Files), strings.Join(parts, ", "), shown, total, budget)
+		path.Base(ix.Root.Dir()), len(files), strings.Join(parts, ", "), shown, total, budget)
 	h += ix.unparsedNote()
 	if ix.Stats.Truncated {
 		h += fmt.Sprintf("# note: the walk stopped at %d files or %d directories; the rest of the tree is not mapped\n", walk.MaxFiles, walk.MaxDirs)
@@ -169,7 +171,7 @@ func (ix *Index) renderMap(rk ranking, fileOrder []int, k, budget int) (string, 
 		}
 		files++
 		slices.SortFunc(ds, func(a, b rankedDef) int { return a.def.Start - b.def.Start })
-		fmt.Fprintf(&b, "\n%s\n", ix.Files[fi].Rel)
+		fmt.Fprintf(&b, "\n%s\n", ix.files[fi].Rel)
 		for _, d := range ds {
 			fmt.Fprintf(&b, "  L%d: %s", d.def.Start, d.def.Signature)
 			if d.def.Recv != "" && !strings.Contains(d.def.Signature, d.def.Recv) {
@@ -197,7 +199,7 @@ func (ix *Index) appendFileNames(text string, files int, rk ranking, fileOrder [
 		if shown[fi] {
 			continue
 		}
-		line := ix.Files[fi].Rel + "\n"
+		line := ix.files[fi].Rel + "\n"
 		cost := EstimateTokens(line)
 		if !titled {
 			cost += EstimateTokens(title)

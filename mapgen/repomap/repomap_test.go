@@ -3,11 +3,13 @@ package repomap
 import (
 	"context"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -116,7 +118,7 @@ func build(t testing.TB, dir, cacheDir string) *Index {
 	t.Helper()
 	root, err := walk.NewRoot(dir)
 	require.NoError(t, err)
-	ixr := &Indexer{Root: root, Cache: cache.Cache{Dir: cacheDir}}
+	ixr := &Indexer{Root: root, Store: cache.Store{Dir: cacheDir}}
 	ix, err := ixr.Build(context.Background())
 	require.NoError(t, err)
 	return ix
@@ -124,8 +126,8 @@ func build(t testing.TB, dir, cacheDir string) *Index {
 
 func defOrder(ix *Index, focus map[int]bool) []string {
 	var out []string
-	for _, d := range rank(ix, focus, nil).defs {
-		out = append(out, ix.Files[d.file].Rel+":"+d.def.Name)
+	for _, d := range rank(ix.Entries(), focus, nil).defs {
+		out = append(out, ix.Entries()[d.file].Rel+":"+d.def.Name)
 	}
 	return out
 }
@@ -164,7 +166,7 @@ func TestFocusChangesOrder(t *testing.T) {
 	writeTree(t, dir, fixture)
 	ix := build(t, dir, "")
 	plain := defOrder(ix, nil)
-	lonely := slices.IndexFunc(ix.Files, func(e Entry) bool { return e.Rel == "lonely/lonely.go" })
+	lonely := slices.IndexFunc(ix.Entries(), func(e Entry) bool { return e.Rel == "lonely/lonely.go" })
 	require.GreaterOrEqual(t, lonely, 0)
 	focused := defOrder(ix, map[int]bool{lonely: true})
 	assert.Equal(t, "rare/rare.go:RareHelper", focused[0], "focus pulls what the focus file uses to the top: %v", focused)
@@ -203,32 +205,71 @@ func TestBudgetRespected(t *testing.T) {
 	}
 	all := ix.Map(MapOptions{Budget: 10000})
 	assert.Equal(t, all.Total, all.Shown)
-	assert.Equal(t, len(ix.Files), all.Files)
+	assert.Equal(t, len(ix.Entries()), all.Files)
 }
 
-func TestCacheHitOnSecondRun(t *testing.T) {
+// age sets the modification time of everything under dir to one fixed past
+// moment,
+// so an index built now can trust the times it records.
+func age(t testing.TB, dir string) {
+	t.Helper()
+	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	require.NoError(t, filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, old, old)
+	}))
+}
+
+func TestPersistedIndex(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, fixture)
-	cacheDir := t.TempDir()
-	first := build(t, dir, cacheDir)
-	assert.Equal(t, len(first.Files), first.Stats.Parsed)
-	assert.Zero(t, first.Stats.CacheHits)
+	age(t, dir)
+	store := t.TempDir()
+	first := build(t, dir, store)
+	assert.Equal(t, first.NumFiles(), first.Stats.Parsed)
+	assert.True(t, first.Stats.Walked)
+	firstMap := first.Map(MapOptions{Budget: 300})
 
-	second := build(t, dir, cacheDir)
+	// A new process: nothing changed, so no walk and no parse; the map
+	// comes back byte for byte (from the kept maps).
+	second := build(t, dir, store)
+	assert.False(t, second.Stats.Walked)
 	assert.Zero(t, second.Stats.Parsed)
-	assert.Equal(t, len(second.Files), second.Stats.CacheHits)
-	assert.Equal(t, first.Files, second.Files)
+	assert.Equal(t, first.NumFiles(), second.Stats.Reused)
+	assert.Equal(t, first.Entries(), second.Entries())
+	assert.Equal(t, firstMap, build(t, dir, store).Map(MapOptions{Budget: 300}))
+	assert.Contains(t, build(t, dir, store).Find("RareHelper", true), "rare/rare.go:4")
 
-	// A changed file is parsed again; the rest still come from the cache.
+	// A changed file is parsed again; the rest are reused.
 	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Changed() {}\n"})
-	third := build(t, dir, cacheDir)
+	age(t, dir)
+	third := build(t, dir, store)
+	assert.True(t, third.Stats.Walked)
 	assert.Equal(t, 1, third.Stats.Parsed)
-	assert.Equal(t, len(third.Files)-1, third.Stats.CacheHits)
+	assert.Equal(t, third.NumFiles()-1, third.Stats.Reused)
+	assert.Contains(t, build(t, dir, store).Find("Changed", false), "rare/rare.go:3")
+	assert.NotEqual(t, firstMap.Text, build(t, dir, store).Map(MapOptions{Budget: 300}).Text)
+
+	// A same-size edit within the racy window is caught by the hash.
+	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Chang3d() {}\n"})
+	fourth := build(t, dir, store)
+	assert.Contains(t, fourth.Find("Chang3d", false), "rare/rare.go:3")
+	fifth := build(t, dir, store)
+	assert.Equal(t, 1, fifth.Stats.Rehashed+fifth.Stats.Parsed, "a recently modified file is re-read")
+	assert.Contains(t, fifth.Find("Chang3d", false), "rare/rare.go:3")
+
+	// A new .gitignore hides a file.
+	writeTree(t, dir, map[string]string{".gitignore": "rare/\n"})
+	age(t, dir)
+	assert.NotContains(t, build(t, dir, store).Map(MapOptions{Budget: 5000}).Text, "rare/rare.go")
 }
 
 func TestIndexerMemo(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, fixture)
+	age(t, dir)
 	root, err := walk.NewRoot(dir)
 	require.NoError(t, err)
 	ixr := &Indexer{Root: root}
@@ -237,9 +278,7 @@ func TestIndexerMemo(t *testing.T) {
 	firstMap := first.Map(MapOptions{Budget: 300})
 	second, err := ixr.Build(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, len(second.Files), second.Stats.MemoHits)
-	assert.Equal(t, first.Files, second.Files)
-	assert.Same(t, first.maps, second.maps, "nothing changed: rendered maps are reused")
+	assert.Same(t, first, second, "nothing changed: the same index")
 	assert.Equal(t, firstMap, second.Map(MapOptions{Budget: 300}))
 
 	writeTree(t, dir, map[string]string{"rare/rare.go": "package rare\n\nfunc Changed() { /* longer */ }\n"})
@@ -254,7 +293,7 @@ func TestIndexerMemo(t *testing.T) {
 	fourth, err := ixr.Build(context.Background())
 	require.NoError(t, err)
 	assert.NotSame(t, third.maps, fourth.maps, "a removed file renders anew")
-	assert.Len(t, fourth.Files, len(third.Files)-1)
+	assert.Len(t, fourth.Entries(), len(third.Entries())-1)
 }
 
 func TestSkipsGeneratedAndBinary(t *testing.T) {
@@ -265,8 +304,8 @@ func TestSkipsGeneratedAndBinary(t *testing.T) {
 		"bin.go": "package a\x00\x01",
 	})
 	ix := build(t, dir, "")
-	require.Len(t, ix.Files, 1)
-	assert.Equal(t, "a.go", ix.Files[0].Rel)
+	require.Len(t, ix.Entries(), 1)
+	assert.Equal(t, "a.go", ix.Entries()[0].Rel)
 	assert.Equal(t, 2, ix.Stats.Skipped)
 }
 
@@ -278,7 +317,7 @@ func TestOutlineGolden(t *testing.T) {
 			if symbols.Language(name) == "" {
 				t.Skipf("%s not supported in this build", name)
 			}
-			rel, f, err := ParseFile(root, cache.Cache{}, name)
+			rel, f, err := ParseFile(root, name)
 			require.NoError(t, err)
 			got := Outline(rel, f)
 			golden := filepath.Join("testdata", name+".outline")
@@ -297,13 +336,13 @@ func TestParseFileErrors(t *testing.T) {
 	writeTree(t, dir, map[string]string{"a.go": "package a\n", "notes.txt": "hi\n", "d/x.go": "package d\n"})
 	root, err := walk.NewRoot(dir)
 	require.NoError(t, err)
-	_, _, err = ParseFile(root, cache.Cache{}, "../etc/passwd")
+	_, _, err = ParseFile(root, "../etc/passwd")
 	require.ErrorIs(t, err, walk.ErrOutsideRoot)
-	_, _, err = ParseFile(root, cache.Cache{}, "notes.txt")
+	_, _, err = ParseFile(root, "notes.txt")
 	require.ErrorIs(t, err, ErrUnsupported)
-	_, _, err = ParseFile(root, cache.Cache{}, "d")
+	_, _, err = ParseFile(root, "d")
 	require.ErrorContains(t, err, "is a directory")
-	_, _, err = ParseFile(root, cache.Cache{}, "missing.go")
+	_, _, err = ParseFile(root, "missing.go")
 	require.Error(t, err)
 }
 

@@ -7,7 +7,8 @@
 //	synaxi-mapgen languages [--json]
 //	synaxi-mapgen -version
 //
-// Parse results are cached under $XDG_CACHE_HOME/synaxi/mapgen/. A cold run
+// The index of each repository is kept under $XDG_CACHE_HOME/synaxi/mapgen/
+// (see package cache), so a warm run re-reads only what changed. A cold run
 // over a large repository shows progress on stderr when stderr is a terminal.
 package main
 
@@ -103,12 +104,12 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func openCache(getenv func(string) string) cache.Cache {
+func openStore(getenv func(string) string) cache.Store {
 	dir, err := cache.Dir(getenv)
 	if err != nil {
-		return cache.Cache{} // no cache: slower, still correct
+		return cache.Store{} // nothing persisted: slower, still correct
 	}
-	return cache.Cache{Dir: dir}
+	return cache.Store{Dir: dir}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -125,9 +126,9 @@ func index(ctx context.Context, dir string, stderr io.Writer, getenv func(string
 	if err != nil {
 		return nil, err
 	}
-	ixr := &repomap.Indexer{Root: root, Cache: openCache(getenv)}
+	ixr := &repomap.Indexer{Root: root, Store: openStore(getenv), Getenv: getenv}
 	if isTerminal(stderr) {
-		ixr.Progress = stderr
+		ixr.Progress = repomap.LineProgress(stderr)
 	}
 	return ixr.Build(ctx)
 }
@@ -181,7 +182,7 @@ func runOutline(args []string, stdout io.Writer, getenv func(string) string) err
 	if err != nil {
 		return err
 	}
-	rel, f, err := repomap.ParseFile(root, openCache(getenv), args[0])
+	rel, f, err := repomap.ParseFile(root, args[0])
 	if err != nil {
 		return err
 	}

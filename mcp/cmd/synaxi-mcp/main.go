@@ -62,13 +62,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Print(err)
 		return 1
 	}
-	var c cache.Cache
+	var store cache.Store
 	if dir, err := cache.Dir(getenv); err == nil {
-		c.Dir = dir
+		store.Dir = dir
 	} else {
-		logger.Printf("parse cache off: %v", err)
+		logger.Printf("persisted index off: %v", err)
 	}
-	s := tools.New(tools.Options{Root: root, Cache: c, Version: buildinfo.Version(version)})
+	s := tools.New(tools.Options{Root: root, Store: store, Version: buildinfo.Version(version)})
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(logger)
 	if err := stdio.Listen(ctx, stdin, stdout); err != nil && ctx.Err() == nil {

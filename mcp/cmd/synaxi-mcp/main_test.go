@@ -137,7 +137,7 @@ func TestServer(t *testing.T) {
 		require.NotNil(t, a.OpenWorldHint, tool.Name)
 		assert.False(t, *a.OpenWorldHint, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol}, names)
+	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol, tools.Profile}, names)
 
 	text, isErr := call(t, c, tools.RepoMap, map[string]any{"budget": 500})
 	assert.False(t, isErr, text)

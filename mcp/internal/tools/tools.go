@@ -47,7 +47,7 @@ const MaxResultChars = 40000
 // Options configure the server.
 type Options struct {
 	Root    walk.Root
-	Cache   cache.Cache
+	Store   cache.Store // the persisted index, shared with synaxi-mapgen
 	Version string
 }
 
@@ -65,8 +65,7 @@ func New(opts Options) *server.MCPServer {
 	)
 	h := &handlers{
 		root:    opts.Root,
-		cache:   opts.Cache,
-		indexer: &repomap.Indexer{Root: opts.Root, Cache: opts.Cache},
+		indexer: &repomap.Indexer{Root: opts.Root, Store: opts.Store},
 	}
 	s.AddTool(repoMapTool(), h.repoMap)
 	s.AddTool(fileOutlineTool(), h.fileOutline)
@@ -118,7 +117,6 @@ func findSymbolTool() mcp.Tool {
 
 type handlers struct {
 	root    walk.Root
-	cache   cache.Cache
 	indexer *repomap.Indexer
 }
 
@@ -155,7 +153,7 @@ func (h *handlers) fileOutline(_ context.Context, req mcp.CallToolRequest) (*mcp
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
-	rel, f, err := repomap.ParseFile(h.root, h.cache, p)
+	rel, f, err := repomap.ParseFile(h.root, p)
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
 	}
