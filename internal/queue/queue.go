@@ -250,24 +250,32 @@ func (q *Queue) DeadLetters() ([]Dead, error) {
 	return out, err
 }
 
-// Retry moves every dead letter back into the queue with its tries reset
-// and returns how many.
-func (q *Queue) Retry() (int, error) {
-	var n int
+// Forgive removes the dead letters of transcript (it has since been
+// ingested by hand) and returns how many.
+func (q *Queue) Forgive(transcript string) (int, error) {
+	n := 0
 	err := statefile.WithLock(q.deadPath(), func() error {
 		dead, err := q.DeadLetters()
-		if err != nil || len(dead) == 0 {
+		if err != nil {
 			return err
 		}
+		var keep bytes.Buffer
 		for _, d := range dead {
-			j := d.Job
-			j.ID, j.Tries, j.Next, j.Error = NewID(), 0, time.Time{}, ""
-			if _, err := q.Add(j); err != nil {
+			if d.Transcript == transcript {
+				n++
+				continue
+			}
+			b, err := json.Marshal(d)
+			if err != nil {
 				return err
 			}
-			n++
+			keep.Write(b)
+			keep.WriteByte('\n')
 		}
-		return statefile.WriteBytes(q.deadPath(), nil)
+		if n == 0 {
+			return nil
+		}
+		return statefile.WriteBytes(q.deadPath(), keep.Bytes())
 	})
 	return n, err
 }

@@ -12,6 +12,8 @@
 //	synaxi doctor [--claude PATH]
 //	synaxi savings [--session ID] [--json]
 //	synaxi report [--out FILE]
+//	synaxi ingest [--all | --project DIR] [--force] [FILES…]
+//	synaxi profile show|export [--json]|history|rollback [VERSION]|forget ID|exclude ID|include ID|reset
 //	synaxi -version
 package main
 
@@ -52,6 +54,9 @@ commands:
   doctor      every check with a fix, and the effective configuration
   savings     the savings ledger per session and in total (--session ID, --json)
   report      a local HTML page with charts (--out FILE)
+  ingest      learn from past sessions: this repository's, --all, or FILES (progress bar on a terminal)
+  profile     what synaxi learned: show, export [--json], history, rollback [VERSION], forget ID,
+              exclude ID, include ID, reset
   -version    print the version
 `
 
@@ -79,7 +84,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if fs.Parse(rest) != nil {
 			return 2
 		}
-		if err := doctor.Status(ctx, stdout, doctor.Env{Getenv: os.Getenv}); err != nil {
+		more, err := learningStatus(stdout, stderr)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		if err := doctor.Status(ctx, stdout, doctor.Env{Getenv: os.Getenv, More: more}); err != nil {
 			return fail(stderr, err)
 		}
 		return 0
@@ -98,6 +107,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runSavings(rest, stdout, stderr)
 	case "report":
 		return runReport(rest, stdout, stderr)
+	case "ingest":
+		return runIngest(ctx, rest, stdout, stderr)
+	case "profile":
+		return runProfile(ctx, rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "synaxi: unknown command %q\n\n%s", cmd, usage)
 	return 2

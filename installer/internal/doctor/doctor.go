@@ -24,6 +24,9 @@ import (
 type Env struct {
 	Getenv func(string) string
 	Claude string // --claude, if given
+	// More, if set, writes further "label\ttext" lines into Status's
+	// table (the learning loop's profile and queue).
+	More func(w io.Writer)
 }
 
 // Check is one doctor check.
@@ -126,6 +129,9 @@ func Status(ctx context.Context, w io.Writer, e Env) error {
 		t := rep.Total
 		fmt.Fprintf(tw, "ledger\t%d sessions, %d requests (%d measured): saved %d tokens, $%.4f; %d probe failures, %d fail-opens\n",
 			len(rep.Sessions), t.Requests, t.Measured, t.SavedTokens, t.SavedUSD, t.ProbeFailures, t.FailOpenRows)
+	}
+	if e.More != nil {
+		e.More(tw)
 	}
 	return tw.Flush()
 }

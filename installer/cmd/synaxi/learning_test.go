@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/guidance"
+	"github.com/synaxi/synaxi/internal/queue"
+	"github.com/synaxi/synaxi/internal/xdg"
+)
+
+// mClaude is the repository's copy of the m-claude fixture.
+const mClaude = "../../../internal/learn/testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl"
+
+func learningHome(t *testing.T) string {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	for _, v := range []string{"STATE", "DATA", "CONFIG", "CACHE"} {
+		t.Setenv("XDG_"+v+"_HOME", filepath.Join(home, strings.ToLower(v)))
+	}
+	return home
+}
+
+// claudeProject lays a transcript out as Claude Code does: the m-claude
+// session rewritten to run in repo, under ~/.claude/projects/<enc>/.
+func claudeProject(t *testing.T, home, repo, session string) string {
+	data, err := os.ReadFile(mClaude)
+	require.NoError(t, err)
+	data = bytes.ReplaceAll(data, []byte("c76e5be5-ffd2-4901-a935-885527c83a61"), []byte(session))
+	cwd, _ := json.Marshal(repo)
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"C:\\Users\\Mischa"`), []byte(`"cwd":`+string(cwd)))
+	dir := filepath.Join(home, ".claude", "projects", strings.ReplaceAll(repo, "/", "-"))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, session, "subagents"), 0o700))
+	p := filepath.Join(dir, session+".jsonl")
+	require.NoError(t, os.WriteFile(p, data, 0o600))
+	// A subagent transcript is never read as a session of its own.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, session, "subagents", "agent-x.jsonl"), []byte("{}\n"), 0o600))
+	return p
+}
+
+func TestIngestAndProfileCommands(t *testing.T) {
+	home := learningHome(t)
+	repoA, repoB := filepath.Join(home, "a"), filepath.Join(home, "b")
+	for _, r := range []string{repoA, repoB} {
+		require.NoError(t, os.MkdirAll(filepath.Join(r, ".git"), 0o700))
+	}
+	claudeProject(t, home, repoA, "sess-a")
+	claudeProject(t, home, repoB, "sess-b")
+
+	code, out, errs := runCLI(t, "profile", "show")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "nothing learned yet")
+
+	// --project reads only that repository's sessions.
+	code, out, errs = runCLI(t, "ingest", "--project", repoA)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "1 transcript(s): 1 learned from")
+	code, out, _ = runCLI(t, "profile", "export", "--json")
+	require.Equal(t, 0, code)
+	var exp struct {
+		Version int
+		Entries []map[string]any
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &exp))
+	require.NotEmpty(t, exp.Entries)
+	var signing map[string]any
+	for _, e := range exp.Entries {
+		for _, k := range []string{"scope", "dimension", "text", "weight", "count", "evidence"} {
+			assert.Contains(t, e, k)
+		}
+		ev := e["evidence"].([]any)[0].(map[string]any)
+		for _, k := range []string{"session", "uuid", "quote"} {
+			assert.NotEmpty(t, ev[k])
+		}
+		if e["text"] == "never commit without signing" {
+			signing = e
+		}
+	}
+	require.NotNil(t, signing)
+	assert.Equal(t, "project", signing["scope"])
+	assert.Equal(t, repoA, signing["project"])
+
+	// The guidance a new session in repo A receives cites the quote.
+	d := xdg.Resolve()
+	text, err := guidance.ForSession(d, config.Default().Guidance, repoA)
+	require.NoError(t, err)
+	assert.Contains(t, text, "never commit without signing.")
+
+	// --all adds repo B: the guard is now seen in two projects, global.
+	code, out, errs = runCLI(t, "ingest", "--all")
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "2 transcript(s): 1 learned from", "repo A's session is unchanged")
+	code, out, _ = runCLI(t, "profile", "show")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `\S+\s+global\s+guards\s+\S+\s+2\s+never commit without signing`, out)
+	id := strings.Fields(lineContaining(out, "never commit without signing"))[0]
+
+	code, out, _ = runCLI(t, "profile", "history")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "v2 (current)")
+	assert.Contains(t, out, "ingest sess-b")
+
+	// exclude hides it from guidance, include brings it back.
+	code, _, errs = runCLI(t, "profile", "exclude", id)
+	require.Equal(t, 0, code, errs)
+	text, _ = guidance.ForSession(d, config.Default().Guidance, repoA)
+	assert.NotContains(t, text, "never commit without signing.")
+	code, _, _ = runCLI(t, "profile", "include", id)
+	require.Equal(t, 0, code)
+	text, _ = guidance.ForSession(d, config.Default().Guidance, repoB)
+	assert.Contains(t, text, "never commit without signing.")
+
+	// rollback to v1: repo B's learning is gone again.
+	code, out, _ = runCLI(t, "profile", "rollback", "1")
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "(rollback)")
+	text, _ = guidance.ForSession(d, config.Default().Guidance, repoB)
+	assert.NotContains(t, text, "never commit without signing.")
+
+	// forget deletes and reset empties; both are versions.
+	code, out, _ = runCLI(t, "profile", "show")
+	require.Equal(t, 0, code)
+	fid := strings.Fields(lineContaining(out, "never commit without signing"))[0]
+	code, _, _ = runCLI(t, "profile", "forget", fid)
+	require.Equal(t, 0, code)
+	code, out, _ = runCLI(t, "profile", "show")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "never commit without signing")
+	code, _, _ = runCLI(t, "profile", "reset")
+	require.Equal(t, 0, code)
+	code, out, _ = runCLI(t, "profile", "export")
+	require.Equal(t, 0, code)
+	assert.Equal(t, "# synaxi profile v7\n", out)
+
+	for _, bad := range [][]string{{"profile", "forget"}, {"profile", "rollback", "x"}, {"profile", "frob"}, {"profile"}} {
+		code, _, _ = runCLI(t, bad...)
+		assert.Equal(t, 2, code, bad)
+	}
+	code, _, errs = runCLI(t, "profile", "forget", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "synaxi profile show")
+}
+
+func lineContaining(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestIngestFilesAndDeadLettersInStatus(t *testing.T) {
+	home := learningHome(t)
+	q := queue.Open(xdg.Resolve().StatePath("ingest"))
+	missing := filepath.Join(home, "gone.jsonl")
+	j, err := q.Add(queue.Job{Session: "gone", Transcript: missing})
+	require.NoError(t, err)
+	_, err = q.Fail(j, os.ErrNotExist, true, 5, 0, j.Added)
+	require.NoError(t, err)
+
+	code, out, _ := runCLI(t, "status")
+	assert.Contains(t, out, "0 queued (0 retrying), 1 dead letter(s)")
+	assert.Contains(t, out, "session gone after 1 try: file does not exist (fix it, then `synaxi ingest "+missing+"`)")
+	_ = code
+
+	code, _, errs := runCLI(t, "ingest", missing)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "transcript does not exist")
+
+	data, err := os.ReadFile(mClaude)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(missing, data, 0o600))
+	code, out, errs = runCLI(t, "ingest", missing)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "1 transcript(s): 1 learned from")
+	_, out, _ = runCLI(t, "status")
+	assert.Contains(t, out, "0 dead letter(s)", "a fixed dead letter is cleared")
+	assert.Regexp(t, `profile +v1: 4 entries from 1 sessions`, out)
+
+	code, _, _ = runCLI(t, "ingest", "--all", missing)
+	assert.Equal(t, 2, code)
+}
