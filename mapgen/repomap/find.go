@@ -163,36 +163,16 @@ func (ix *Index) fileLines(rel string) []string {
 	return strings.Split(string(data), "\n")
 }
 
-// writeRefs lists the lines that use the (base) name in files whose parse
-// recorded a reference to it, leaving out the definition lines themselves.
+// writeRefs lists the lines that use the (base) name.
 func (ix *Index) writeRefs(b *strings.Builder, name string, sites []Site) {
 	base := name
 	if _, after, ok := strings.Cut(name, "."); ok {
 		base = after
 	}
-	defLine := map[string]bool{}
-	for _, s := range sites {
-		defLine[fmt.Sprintf("%s:%d", s.Rel, s.Def.Start)] = true
-	}
-	var refs []string
-	total := 0
-	for _, f := range ix.candidates(base, true) {
-		if !refersTo(f.Refs, base) {
-			continue
-		}
-		for n, line := range ix.fileLines(f.Rel) {
-			if !containsWord(line, base) || defLine[fmt.Sprintf("%s:%d", f.Rel, n+1)] {
-				continue
-			}
-			total++
-			if len(refs) < MaxRefs {
-				refs = append(refs, fmt.Sprintf("%s:%d: %s", f.Rel, n+1, clip(strings.TrimSpace(line))))
-			}
-		}
-	}
+	refs, total := ix.refLines(name, sites)
 	fmt.Fprintf(b, "\n# references to %s: %d\n", base, total)
 	for _, r := range refs {
-		b.WriteString(r + "\n")
+		fmt.Fprintf(b, "%s:%d: %s\n", r.File, r.Line, r.Text)
 	}
 	if total > len(refs) {
 		fmt.Fprintf(b, "… and %d more\n", total-len(refs))

@@ -24,11 +24,12 @@ type MapOptions struct {
 // MapResult is a rendered map and what it holds.
 type MapResult struct {
 	Text         string
-	Tokens       int      // EstimateTokens(Text)
-	Shown        int      // definitions shown
-	Total        int      // definitions that could have been shown
-	Files        int      // files named in the map
-	UnknownFocus []string // focus entries that are neither indexed source files nor defined names
+	Tokens       int          // EstimateTokens(Text)
+	Shown        int          // definitions shown
+	Total        int          // definitions that could have been shown
+	Files        int          // files named in the map
+	UnknownFocus []string     // focus entries that are neither indexed source files nor defined names
+	Sections     []MapSection // the files with definitions shown, in map order
 }
 
 // Map renders the highest-ranked definitions that fit the budget, grouped by
@@ -71,7 +72,7 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 			focus[i] = true
 			continue
 		}
-		if name := p[strings.LastIndexByte(p, '.')+1:]; isIdentifier(p) && defined[name] {
+		if name := p[strings.LastIndexByte(p, '.')+1:]; IsIdentifier(p) && defined[name] {
 			mentioned[name] = true
 			continue
 		}
@@ -109,7 +110,7 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 	text, named := render(lo)
 	text, named = ix.appendFileNames(text, named, rk, fileOrder, lo, budget)
 	return MapResult{Text: text, Tokens: EstimateTokens(text), Shown: lo, Total: len(rk.defs),
-		Files: named, UnknownFocus: unknown}
+		Files: named, UnknownFocus: unknown, Sections: ix.sections(rk, fileOrder, lo)}
 }
 
 func (ix *Index) header(shown, total, budget int) string {
@@ -183,6 +184,29 @@ func (ix *Index) renderMap(rk ranking, fileOrder []int, k, budget int) (string, 
 	return b.String(), files
 }
 
+// sections lists the files of the top k definitions in map order, each
+// with its shown definitions in line order.
+func (ix *Index) sections(rk ranking, fileOrder []int, k int) []MapSection {
+	perFile := map[int][]rankedDef{}
+	for _, d := range rk.defs[:k] {
+		perFile[d.file] = append(perFile[d.file], d)
+	}
+	var out []MapSection
+	for _, fi := range fileOrder {
+		ds := perFile[fi]
+		if len(ds) == 0 {
+			continue
+		}
+		slices.SortFunc(ds, func(a, b rankedDef) int { return a.def.Start - b.def.Start })
+		sec := MapSection{File: ix.files[fi].Rel}
+		for _, d := range ds {
+			sec.Defs = append(sec.Defs, jsonSite(sec.File, *d.def, false))
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
 // appendFileNames lists, by rank, files with no definition shown, while the
 // budget allows.
 func (ix *Index) appendFileNames(text string, files int, rk ranking, fileOrder []int, k, budget int) (string, int) {
@@ -218,8 +242,8 @@ func (ix *Index) appendFileNames(text string, files int, rk ranking, fileOrder [
 	return b.String(), files
 }
 
-// isIdentifier reports whether s reads as Name or Type.Name.
-func isIdentifier(s string) bool {
+// IsIdentifier reports whether s reads as Name or Type.Name.
+func IsIdentifier(s string) bool {
 	parts := strings.Split(s, ".")
 	if len(parts) > 2 {
 		return false

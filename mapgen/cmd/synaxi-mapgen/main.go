@@ -1,11 +1,16 @@
 // Command synaxi-mapgen prints repository maps, file outlines and symbol
 // lookups from the command line, the same text synaxi's MCP server returns.
 //
-//	synaxi-mapgen map [--budget N] [--focus f1,f2] [DIR]
-//	synaxi-mapgen outline FILE
-//	synaxi-mapgen symbol NAME [--refs] [DIR]
+//	synaxi-mapgen map [--budget N] [--focus f1,f2] [--json] [--root DIR | DIR]
+//	synaxi-mapgen outline [--json] [--root DIR] FILE
+//	synaxi-mapgen symbol NAME [--refs] [--json] [--root DIR | DIR]
 //	synaxi-mapgen languages [--json]
 //	synaxi-mapgen -version
+//
+// DIR (or --root DIR) is the project root, the working directory by default;
+// outline paths are relative to it. --json prints the answer as one JSON
+// document whose definition sites carry file (relative to the root), line,
+// end_line, kind, name and signature.
 //
 // The index of each repository is kept under $XDG_CACHE_HOME/synaxi/mapgen/
 // (see package cache), so a warm run re-reads only what changed. A cold run
@@ -23,6 +28,9 @@ import (
 	"os/signal"
 	"strings"
 	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
 
 	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/mapgen/cache"
@@ -41,9 +49,9 @@ func main() {
 }
 
 const usage = `usage:
-  synaxi-mapgen map [--budget N] [--focus f1,f2] [DIR]
-  synaxi-mapgen outline FILE
-  synaxi-mapgen symbol NAME [--refs] [DIR]
+  synaxi-mapgen map [--budget N] [--focus f1,f2] [--json] [--root DIR | DIR]
+  synaxi-mapgen outline [--json] [--root DIR] FILE
+  synaxi-mapgen symbol NAME [--refs] [--json] [--root DIR | DIR]
   synaxi-mapgen languages [--json]
   synaxi-mapgen -version
 `
@@ -64,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "map":
 		err = runMap(ctx, args[1:], stdout, stderr, getenv)
 	case "outline":
-		err = runOutline(args[1:], stdout, getenv)
+		err = runOutline(args[1:], stdout, stderr)
 	case "symbol":
 		err = runSymbol(ctx, args[1:], stdout, stderr, getenv)
 	case "languages":
@@ -128,30 +136,86 @@ func index(ctx context.Context, dir string, stderr io.Writer, getenv func(string
 	}
 	ixr := &repomap.Indexer{Root: root, Store: openStore(getenv), Getenv: getenv}
 	if isTerminal(stderr) {
-		ixr.Progress = repomap.LineProgress(stderr)
+		ixr.Progress = &barProgress{w: stderr}
 	}
 	return ixr.Build(ctx)
 }
 
-func oneDir(pos []string) (string, error) {
-	switch len(pos) {
-	case 0:
-		return ".", nil
-	case 1:
+// barProgress draws a progress bar for a long parse (terminals only).
+type barProgress struct {
+	w   io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (p *barProgress) Start(total int) {
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(p.w),
+		progressbar.OptionSetDescription("synaxi-mapgen: indexing"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetItsString("files"),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+func (p *barProgress) Add(n int) { _ = p.bar.Add(n) }
+func (p *barProgress) Finish()   { _ = p.bar.Finish() }
+
+// rootDir picks the project root from --root and the positional
+// directories: at most one of them, the working directory when neither.
+func rootDir(flagRoot string, pos []string) (string, error) {
+	switch {
+	case len(pos) > 1:
+		return "", fmt.Errorf("expected at most one directory, got %q; give the project root once", pos)
+	case len(pos) == 1 && flagRoot != "" && pos[0] != flagRoot:
+		return "", fmt.Errorf("two project roots: --root %q and %q; give one", flagRoot, pos[0])
+	case len(pos) == 1:
 		return pos[0], nil
+	case flagRoot != "":
+		return flagRoot, nil
 	}
-	return "", fmt.Errorf("expected at most one directory, got %q", pos)
+	return ".", nil
+}
+
+// commonFlags adds --json and --root to fs.
+func commonFlags(fs *flag.FlagSet) (asJSON *bool, root *string) {
+	asJSON = fs.Bool("json", false, "print one JSON document instead of text")
+	root = fs.String("root", "", "project root (default: the working directory)")
+	return asJSON, root
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// mapJSON is what map --json prints.
+type mapJSON struct {
+	Root         string               `json:"root"`
+	Budget       int                  `json:"budget"`
+	Tokens       int                  `json:"tokens"`
+	Shown        int                  `json:"shown"`
+	Total        int                  `json:"total"`
+	Sections     []repomap.MapSection `json:"sections"`
+	UnknownFocus []string             `json:"unknown_focus,omitempty"`
+	Text         string               `json:"text"`
 }
 
 func runMap(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlags("map", stderr)
 	budget := fs.Int("budget", repomap.DefaultBudget, "token budget (estimated)")
 	focus := fs.String("focus", "", "comma-separated files or identifiers to personalise the ranking towards")
+	asJSON, rootFlag := commonFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	dir, err := oneDir(pos)
+	if *budget <= 0 {
+		return fmt.Errorf("--budget %d: give a positive number of tokens (default %d)", *budget, repomap.DefaultBudget)
+	}
+	dir, err := rootDir(*rootFlag, pos)
 	if err != nil {
 		return err
 	}
@@ -169,22 +233,42 @@ func runMap(ctx context.Context, args []string, stdout, stderr io.Writer, getenv
 	for _, f := range res.UnknownFocus {
 		fmt.Fprintf(stderr, "synaxi-mapgen: focus %q is neither an indexed source file nor a defined name; ignored\n", f)
 	}
+	if *asJSON {
+		sections := res.Sections
+		if sections == nil {
+			sections = []repomap.MapSection{}
+		}
+		return writeJSON(stdout, mapJSON{Root: ix.Root.Dir(), Budget: *budget, Tokens: res.Tokens, Shown: res.Shown,
+			Total: res.Total, Sections: sections, UnknownFocus: res.UnknownFocus, Text: res.Text})
+	}
 	_, err = io.WriteString(stdout, res.Text)
 	return err
 }
 
-func runOutline(args []string, stdout io.Writer, getenv func(string) string) error {
-	if len(args) != 1 {
-		return fmt.Errorf("outline takes one FILE\n%s", usage)
-	}
-	// The project root is the working directory; the file must be inside it.
-	root, err := walk.NewRoot(".")
+func runOutline(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("outline", stderr)
+	asJSON, rootFlag := commonFlags(fs)
+	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	rel, f, err := repomap.ParseFile(root, args[0])
+	if len(pos) != 1 {
+		return fmt.Errorf("outline takes one FILE (relative to the project root), got %d arguments\n%s", len(pos), usage)
+	}
+	dir := *rootFlag
+	if dir == "" {
+		dir = "."
+	}
+	root, err := walk.NewRoot(dir)
 	if err != nil {
 		return err
+	}
+	rel, f, err := repomap.ParseFile(root, pos[0])
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, repomap.OutlineData(rel, f))
 	}
 	_, err = io.WriteString(stdout, repomap.Outline(rel, f))
 	return err
@@ -193,6 +277,7 @@ func runOutline(args []string, stdout io.Writer, getenv func(string) string) err
 func runSymbol(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newFlags("symbol", stderr)
 	refs := fs.Bool("refs", false, "also list the lines that use the name")
+	asJSON, rootFlag := commonFlags(fs)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -200,13 +285,19 @@ func runSymbol(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if len(pos) == 0 {
 		return fmt.Errorf("symbol needs a NAME\n%s", usage)
 	}
-	dir, err := oneDir(pos[1:])
+	if !repomap.IsIdentifier(pos[0]) {
+		return fmt.Errorf("%q is not an identifier: give a bare name (Resolve) or Type.method (Dirs.StatePath)", pos[0])
+	}
+	dir, err := rootDir(*rootFlag, pos[1:])
 	if err != nil {
 		return err
 	}
 	ix, err := index(ctx, dir, stderr, getenv)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return writeJSON(stdout, ix.Lookup(pos[0], *refs))
 	}
 	_, err = io.WriteString(stdout, ix.Find(pos[0], *refs))
 	return err

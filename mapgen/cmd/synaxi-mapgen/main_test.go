@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -62,6 +63,93 @@ func TestCLI(t *testing.T) {
 	assert.Equal(t, 2, code)
 }
 
+func TestJSONAndRoot(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "p"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "p", "p.go"), []byte("package p\n\n// Hello greets.\nfunc Hello() string {\n\treturn \"hi\"\n}\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nimport \"x/p\"\n\nfunc main() { println(p.Hello()) }\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644))
+	env := map[string]string{"XDG_CACHE_HOME": t.TempDir()}
+	hello := map[string]any{"file": "p/p.go", "line": 4.0, "end_line": 6.0, "kind": "func", "name": "Hello", "signature": "func Hello() string"}
+	pick := func(m map[string]any) map[string]any {
+		out := map[string]any{}
+		for _, k := range []string{"file", "line", "end_line", "kind", "name", "signature"} {
+			out[k] = m[k]
+		}
+		return out
+	}
+
+	code, out, errOut := runCLI(t, env, "map", "--json", "--root", dir, "--focus", "main.go")
+	require.Equal(t, 0, code, errOut)
+	var m struct {
+		Root     string `json:"root"`
+		Sections []struct {
+			File string           `json:"file"`
+			Defs []map[string]any `json:"defs"`
+		} `json:"sections"`
+		Text string `json:"text"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &m), out)
+	i := slices.IndexFunc(m.Sections, func(s struct {
+		File string           `json:"file"`
+		Defs []map[string]any `json:"defs"`
+	}) bool {
+		return s.File == "p/p.go"
+	})
+	require.GreaterOrEqual(t, i, 0, out)
+	assert.Equal(t, hello, pick(m.Sections[i].Defs[0]))
+	assert.Contains(t, m.Text, "p/p.go\n  L4: func Hello() string\n")
+
+	code, out, errOut = runCLI(t, env, "symbol", "Hello", "--json", "--refs", "--root", dir)
+	require.Equal(t, 0, code, errOut)
+	var sym struct {
+		Sites      []map[string]any `json:"sites"`
+		References []map[string]any `json:"references"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &sym), out)
+	require.Len(t, sym.Sites, 1)
+	assert.Equal(t, hello, pick(sym.Sites[0]))
+	assert.Equal(t, "Hello greets.", sym.Sites[0]["doc"])
+	require.Len(t, sym.References, 1)
+	assert.Equal(t, map[string]any{"file": "main.go", "line": 5.0, "text": "func main() { println(p.Hello()) }"}, sym.References[0])
+
+	code, out, errOut = runCLI(t, env, "outline", "--root", dir, "--json", "p/p.go")
+	require.Equal(t, 0, code, errOut)
+	var ol struct {
+		File string           `json:"file"`
+		Lang string           `json:"lang"`
+		Defs []map[string]any `json:"defs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &ol), out)
+	assert.Equal(t, "p/p.go", ol.File)
+	require.Len(t, ol.Defs, 1)
+	assert.Equal(t, hello, pick(ol.Defs[0]))
+
+	// The positional directory and --root agree, or it is an error.
+	code, _, _ = runCLI(t, env, "map", "--root", dir, dir)
+	assert.Equal(t, 0, code)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"map", "--root", dir, t.TempDir()}, "two project roots"},
+		{[]string{"map", dir, dir + "x"}, "at most one directory"},
+		{[]string{"map", "--budget", "0", dir}, "--budget 0: give a positive number"},
+		{[]string{"map", "--budget", "lots", dir}, "invalid value"},
+		{[]string{"map", filepath.Join(dir, "nope")}, "no such file"},
+		{[]string{"map", filepath.Join(dir, "main.go")}, "not a directory"},
+		{[]string{"symbol", "a b", dir}, "not an identifier"},
+		{[]string{"symbol"}, "symbol needs a NAME"},
+		{[]string{"outline", "--root", dir}, "outline takes one FILE"},
+		{[]string{"outline", "--root", dir, "../x.go"}, "outside the project root"},
+		{[]string{"outline", "--root", dir, "README"}, "unsupported file type"},
+	} {
+		code, _, errOut := runCLI(t, env, tc.args...)
+		assert.NotEqual(t, 0, code, tc.args)
+		assert.Contains(t, errOut, tc.want, tc.args)
+	}
+}
+
 func TestLanguages(t *testing.T) {
 	code, out, _ := runCLI(t, nil, "languages", "--json")
 	require.Equal(t, 0, code)
@@ -81,4 +169,21 @@ func TestLanguages(t *testing.T) {
 	code, _, errOut := runCLI(t, nil, "languages", "extra")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errOut, "languages takes no arguments")
+}
+
+func TestProgressOnlyOnTerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := &barProgress{w: &buf}
+	p.Start(3)
+	for range 3 {
+		p.Add(1)
+	}
+	p.Finish()
+	assert.Contains(t, buf.String(), "synaxi-mapgen: indexing")
+
+	assert.False(t, isTerminal(&buf))
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, isTerminal(f), "a regular file is not a terminal")
 }
