@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,15 +65,20 @@ func fixtureFiles(t testing.TB) []string {
 // humanTurns re-reads a transcript independently of Doc and returns each
 // human-typed record's scrubbed text by uuid.
 func humanTurns(t *testing.T, path string) map[string]string {
-	recs, _, err := transcript.ReadAll(path)
+	r, err := transcript.Open(path)
 	require.NoError(t, err)
+	defer r.Close()
 	out := map[string]string{}
-	for _, r := range recs {
-		if text, ok := transcript.HumanText(r); ok {
-			out[r.UUID] = scrub.Text(text)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		require.NoError(t, err)
+		if text, ok := transcript.HumanText(rec); ok {
+			out[rec.UUID] = scrub.Text(text)
 		}
 	}
-	return out
 }
 
 func TestEveryQuoteIsInAHumanTurn(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
-	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // HistoryKeep is how many versions the history keeps; older ones are
@@ -34,23 +33,12 @@ type Store struct {
 	now func() time.Time
 }
 
-// Open returns the store rooted at dir (created on first write).
+// Open returns the store rooted at dir (created on first write), by
+// default $XDG_DATA_HOME/synaxi/profile.
 func Open(dir string) *Store { return &Store{dir: dir, now: time.Now} }
-
-// Default returns the store under $XDG_DATA_HOME/synaxi/profile.
-func Default() *Store { return Open(DefaultDir()) }
-
-// DefaultDir is the default store directory.
-func DefaultDir() string { return xdg.Resolve().DataPath("profile") }
-
-// SetClock replaces the store's clock (tests).
-func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // Now is the store's clock.
 func (s *Store) Now() time.Time { return s.now() }
-
-// Dir is the store's directory.
-func (s *Store) Dir() string { return s.dir }
 
 // Path is the current version's file.
 func (s *Store) Path() string { return filepath.Join(s.dir, "profile.json") }

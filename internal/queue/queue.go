@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
-	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // Job is one finished session to ingest.
@@ -66,9 +65,6 @@ type Queue struct {
 
 // Open returns the queue in dir.
 func Open(dir string) *Queue { return &Queue{dir: dir} }
-
-// Default is the queue under $XDG_STATE_HOME/synaxi/ingest.
-func Default() *Queue { return Open(xdg.Resolve().StatePath("ingest")) }
 
 // Dir is the queue's directory.
 func (q *Queue) Dir() string { return q.dir }

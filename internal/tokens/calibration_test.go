@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -162,8 +164,18 @@ type call struct {
 // the stored summary), or follow a human turn (Claude Code adds context we
 // cannot see) are left out.
 func sessionSamples(t *testing.T) []sample {
-	recs, _, err := transcript.ReadAll(sessionFixture)
+	var recs []*transcript.Record
+	rd, err := transcript.Open(sessionFixture)
 	require.NoError(t, err)
+	defer rd.Close()
+	for {
+		r, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		recs = append(recs, r)
+	}
 	var calls []*call
 	var cur *call
 	human := false
@@ -192,7 +204,7 @@ func sessionSamples(t *testing.T) []sample {
 				cur.blocks = append(cur.blocks, b.Raw)
 			}
 		case r.Type == transcript.TypeUser && r.Message != nil && cur != nil:
-			if transcript.IsHumanTurn(r) || r.IsCompactSummary || r.IsMeta {
+			if _, typed := transcript.HumanText(r); typed || r.IsCompactSummary || r.IsMeta {
 				human = true
 			}
 			for _, b := range r.Message.Blocks() {

@@ -96,20 +96,14 @@ var injectedPrefixes = []string{
 	"[Request interrupted by user",
 }
 
-// IsHumanTurn reports whether rec is a prompt the user typed: a main-chain
-// user record that is not a tool result, not meta, not a compaction summary,
-// and whose text is not one of Claude Code's injected messages (command
-// echoes and output, caveats, task and teammate notifications, hook
-// feedback, interruption markers, or only <system-reminder> blocks).
-func IsHumanTurn(rec *Record) bool {
-	_, ok := HumanText(rec)
-	return ok
-}
-
 // HumanText returns what the user typed in rec, its text blocks with every
 // <system-reminder> span removed, joined by newlines and trimmed, and
-// whether rec is a human turn at all (see IsHumanTurn). A human turn of
-// only an image has ok true and empty text.
+// whether rec is a human turn at all: a main-chain user record that is not
+// a tool result, not meta, not a compaction summary, and whose text is not
+// one of Claude Code's injected messages (command echoes and output,
+// caveats, task and teammate notifications, hook feedback, interruption
+// markers, or only <system-reminder> blocks). A human turn of only an image
+// has ok true and empty text.
 func HumanText(rec *Record) (text string, ok bool) {
 	if rec == nil || rec.Type != TypeUser || rec.Message == nil || rec.IsMeta ||
 		rec.IsCompactSummary || rec.IsSidechain || len(rec.ToolUseResult) > 0 {

@@ -56,9 +56,6 @@ var known = map[string]bool{
 	"permission-mode": true, "worktree-state": true,
 }
 
-// Known reports whether typ is a record type the reader knows.
-func Known(typ string) bool { return known[typ] }
-
 // Record is one transcript line.
 type Record struct {
 	Type              string
@@ -319,24 +316,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// ReadAll reads every record of the transcript at path.
-func ReadAll(path string) ([]*Record, Stats, error) {
-	r, err := Open(path)
-	if err != nil {
-		return nil, Stats{}, err
-	}
-	defer r.Close()
-	var out []*Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out, r.Stats(), nil
-		}
-		if err != nil {
-			return out, r.Stats(), err
-		}
-		out = append(out, rec)
-	}
 }

@@ -22,8 +22,8 @@ const (
 // The expected counts below were measured on the fixture with jq, e.g.
 // `jq -r .type FILE | sort | uniq -c` and
 // `jq -r 'select(.type=="assistant")|.message.content[]|select(.type=="tool_use")|.name' FILE | sort | uniq -c`.
-func TestReadAllFixture(t *testing.T) {
-	recs, st, err := ReadAll(fixturePath)
+func TestReadFixture(t *testing.T) {
+	recs, st, err := readAll(fixturePath)
 	require.NoError(t, err)
 
 	assert.Len(t, recs, 1863)
@@ -56,7 +56,7 @@ func TestReadAllFixture(t *testing.T) {
 		if len(rec.ToolUseResult) > 0 {
 			withToolUseResult++
 		}
-		if IsHumanTurn(rec) {
+		if isHuman(rec) {
 			human++
 			humanTexts = append(humanTexts, rec.Message.Blocks()[0].Text)
 		}
@@ -106,7 +106,7 @@ func TestReadAllFixture(t *testing.T) {
 }
 
 func TestFixtureDetails(t *testing.T) {
-	recs, _, err := ReadAll(fixturePath)
+	recs, _, err := readAll(fixturePath)
 	require.NoError(t, err)
 
 	assert.Equal(t, TypeFileHistorySnapshot, recs[0].Type)
@@ -135,7 +135,7 @@ func TestFixtureDetails(t *testing.T) {
 	assert.Equal(t, "", boundary.ParentUUID)
 	require.NotNil(t, summary)
 	assert.Equal(t, boundary.UUID, summary.ParentUUID)
-	assert.False(t, IsHumanTurn(summary))
+	assert.False(t, isHuman(summary))
 
 	// The one tool_result whose content is an array of text blocks.
 	var flattened string
@@ -159,53 +159,50 @@ func TestFixtureDetails(t *testing.T) {
 	}
 }
 
-func TestSubagentFiles(t *testing.T) {
-	files, err := SubagentFiles(fixturePath)
-	require.NoError(t, err)
+func TestSubagentTranscripts(t *testing.T) {
 	dir := "testdata/claude-code-sessions/" + fixtureSession + "/subagents/"
-	assert.Equal(t, []string{dir + "agent-a881341.jsonl", dir + "agent-acompact-fffbd0.jsonl"}, files)
-
 	for file, want := range map[string]struct {
 		agent  string
 		byType map[string]int
 	}{
-		files[0]: {"a881341", map[string]int{"assistant": 5, "progress": 2, "user": 3}},
-		files[1]: {"acompact-fffbd0", map[string]int{"assistant": 1, "user": 3}},
+		dir + "agent-a881341.jsonl":         {"a881341", map[string]int{"assistant": 5, "progress": 2, "user": 3}},
+		dir + "agent-acompact-fffbd0.jsonl": {"acompact-fffbd0", map[string]int{"assistant": 1, "user": 3}},
 	} {
-		recs, st, err := ReadAll(file)
+		recs, st, err := readAll(file)
 		require.NoError(t, err)
 		assert.Equal(t, want.byType, st.ByType, file)
 		for _, r := range recs {
 			assert.True(t, r.IsSidechain)
 			assert.Equal(t, want.agent, r.AgentID)
 			assert.Equal(t, fixtureSession, r.SessionID)
-			assert.False(t, IsHumanTurn(r), "sidechain prompts are not the user's")
+			assert.False(t, isHuman(r), "sidechain prompts are not the user's")
 		}
 	}
+}
 
-	t.Run("none", func(t *testing.T) {
-		files, err := SubagentFiles(filepath.Join(t.TempDir(), "s.jsonl"))
-		require.NoError(t, err)
-		assert.Empty(t, files)
-	})
-	t.Run("older flat layout", func(t *testing.T) {
-		dir := t.TempDir()
-		write := func(name, content string) {
-			require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600))
+// readAll reads every record of the transcript at path.
+func readAll(path string) ([]*Record, Stats, error) {
+	r, err := Open(path)
+	if err != nil {
+		return nil, Stats{}, err
+	}
+	defer r.Close()
+	var out []*Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return out, r.Stats(), nil
 		}
-		write("s1.jsonl", `{"type":"user","sessionId":"s1"}`+"\n")
-		write("agent-a.jsonl", `{"type":"user","sessionId":"s1","isSidechain":true}`+"\n")
-		write("agent-b.jsonl", `{"type":"user","sessionId":"s2","isSidechain":true}`+"\n")
-		write("agent-c.jsonl", "garbage\n")
-		require.NoError(t, os.MkdirAll(filepath.Join(dir, "s1", "subagents"), 0o700))
-		write("s1/subagents/agent-z.jsonl", `{"type":"user","sessionId":"s1"}`+"\n")
-		files, err := SubagentFiles(filepath.Join(dir, "s1.jsonl"))
-		require.NoError(t, err)
-		assert.Equal(t, []string{
-			filepath.Join(dir, "agent-a.jsonl"),
-			filepath.Join(dir, "s1", "subagents", "agent-z.jsonl"),
-		}, files)
-	})
+		if err != nil {
+			return out, r.Stats(), err
+		}
+		out = append(out, rec)
+	}
+}
+
+func isHuman(r *Record) bool {
+	_, ok := HumanText(r)
+	return ok
 }
 
 func readString(t *testing.T, s string) ([]*Record, Stats) {
@@ -338,7 +335,7 @@ func TestHugeLine(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "big.jsonl")
 	require.NoError(t, os.WriteFile(path, in.Bytes(), 0o600))
-	recs, st, err := ReadAll(path)
+	recs, st, err := readAll(path)
 	require.NoError(t, err)
 	require.Len(t, recs, 3)
 	assert.Equal(t, "big", recs[1].UUID)
@@ -387,7 +384,7 @@ func TestBlocks(t *testing.T) {
 	assert.Nil(t, nilMsg.Blocks())
 }
 
-func TestIsHumanTurn(t *testing.T) {
+func TestHumanTurns(t *testing.T) {
 	user := func(content string, mods ...func(*Record)) *Record {
 		r := &Record{Type: TypeUser, Message: &Message{Role: "user", Content: []byte(content)}}
 		for _, m := range mods {
@@ -428,7 +425,7 @@ func TestIsHumanTurn(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, IsHumanTurn(tt.rec))
+			assert.Equal(t, tt.want, isHuman(tt.rec))
 		})
 	}
 }
@@ -446,7 +443,7 @@ func TestHumanText(t *testing.T) {
 func TestOpenMissing(t *testing.T) {
 	_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"))
 	require.ErrorIs(t, err, os.ErrNotExist)
-	_, _, err = ReadAll(filepath.Join(t.TempDir(), "nope.jsonl"))
+	_, _, err = readAll(filepath.Join(t.TempDir(), "nope.jsonl"))
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
 
@@ -472,7 +469,7 @@ func FuzzReader(f *testing.F) {
 				t.Fatalf("read error from a bytes.Reader: %v", err)
 			}
 			n++
-			IsHumanTurn(rec)
+			isHuman(rec)
 			for _, b := range rec.Message.Blocks() {
 				b.ResultText()
 			}
@@ -490,61 +487,13 @@ func FuzzReader(f *testing.F) {
 	})
 }
 
-func BenchmarkReadAllFixture(b *testing.B) {
+func BenchmarkReadFixture(b *testing.B) {
 	fi, err := os.Stat(fixturePath)
 	require.NoError(b, err)
 	b.SetBytes(fi.Size())
 	for b.Loop() {
-		if _, _, err := ReadAll(fixturePath); err != nil {
+		if _, _, err := readAll(fixturePath); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// Expected totals measured with jq: group the assistant records by
-// message.id and keep the usage with the largest output_tokens.
-func TestCalls(t *testing.T) {
-	recs, _, err := ReadAll(fixturePath)
-	require.NoError(t, err)
-	calls := Calls(recs)
-	require.Len(t, calls, 152)
-	var total Usage
-	records := 0
-	for _, c := range calls {
-		assert.Equal(t, "claude-opus-4-6", c.Model)
-		assert.NotEmpty(t, c.MessageID)
-		assert.NotEmpty(t, c.RequestID)
-		assert.False(t, c.Sidechain)
-		records += len(c.Records)
-		total.InputTokens += c.Usage.InputTokens
-		total.OutputTokens += c.Usage.OutputTokens
-		total.CacheReadInputTokens += c.Usage.CacheReadInputTokens
-		total.CacheCreationInputTokens += c.Usage.CacheCreationInputTokens
-		total.CacheCreation.Ephemeral5m += c.Usage.CacheCreation.Ephemeral5m
-		total.CacheCreation.Ephemeral1h += c.Usage.CacheCreation.Ephemeral1h
-	}
-	assert.Equal(t, 299, records)
-	assert.Equal(t, Usage{
-		InputTokens: 180, OutputTokens: 38899, CacheReadInputTokens: 14771617,
-		CacheCreationInputTokens: 349474, CacheCreation: CacheCreation{Ephemeral1h: 349474},
-	}, total)
-	// The first call's records: six blocks, final output 441.
-	assert.Len(t, calls[0].Records, 6)
-	assert.Equal(t, int64(441), calls[0].Usage.OutputTokens)
-
-	sub, _, err := ReadAll("testdata/claude-code-sessions/" + fixtureSession + "/subagents/agent-a881341.jsonl")
-	require.NoError(t, err)
-	for _, c := range Calls(sub) {
-		assert.True(t, c.Sidechain)
-		assert.Equal(t, "a881341", c.AgentID)
-	}
-
-	// Records without ids are separate calls; non-assistant records are ignored.
-	synthetic := []*Record{
-		{Type: TypeAssistant, Message: &Message{Model: "<synthetic>"}},
-		{Type: TypeAssistant, Message: &Message{Model: "<synthetic>"}},
-		{Type: TypeUser, Message: &Message{}},
-		{Type: TypeAssistant},
-	}
-	assert.Len(t, Calls(synthetic), 2)
 }

@@ -208,7 +208,8 @@ func TestKilledDrainLosesNothing(t *testing.T) {
 
 func checkNoTornFiles(t *testing.T, w *world) {
 	t.Helper()
-	for _, dir := range []string{w.store().Dir(), filepath.Join(w.store().Dir(), "history")} {
+	dir := filepath.Dir(w.store().Path())
+	for _, dir := range []string{dir, filepath.Join(dir, "history")} {
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		for _, f := range files {
 			data, err := os.ReadFile(f)
