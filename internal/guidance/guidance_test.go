@@ -98,7 +98,7 @@ func TestRenderCitesQuotesAndStaysWithinTheCap(t *testing.T) {
 	g := Synthesize(3, "", entries)
 	full := Render(g, 100000)
 	assert.True(t, strings.HasPrefix(full, Heading+"\n"))
-	assert.Contains(t, full, "Profile v3")
+	assert.Contains(t, full, "(profile v3, deterministic renderer;")
 	assert.Contains(t, full, "1. ALWAYS keep rule number 0 in mind when editing the code. ["+entries[0].ID+"]")
 	assert.Contains(t, full, `why: the user said "you must keep rule 0 \"quoted\" ünïcode" (session `+entries[0].Evidence[0].Session+", message a1b2c3d4)")
 	assert.NotContains(t, full, "did not fit")

@@ -34,7 +34,7 @@ func Render(g *Guidance, maxChars int) string {
 	}
 	var b strings.Builder
 	b.WriteString(Heading + "\n")
-	fmt.Fprintf(&b, "Profile v%d, %s renderer. Every rule below cites what the user said (session, message) and the profile entry ids [in brackets]; `synaxi profile show` lists them, `synaxi profile forget ID` drops one.\n", g.ProfileVersion, g.Renderer)
+	fmt.Fprintf(&b, "These rules come from the user's own corrections and preferences in earlier sessions; follow them unless the user now says otherwise. Each cites what the user said (session, message) and its profile entries [in brackets] (profile v%d, %s renderer; `synaxi profile show` lists them, `synaxi profile forget ID` drops one).\n", g.ProfileVersion, g.Renderer)
 	size := utf8.RuneCountInString(b.String())
 	left := 0
 	// Reserve room for the closing line about what was left out.
