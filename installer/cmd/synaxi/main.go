@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	synaxi install [--route] [--claude PATH] [--no-plugin]
+//	synaxi install [--route] [--claude PATH] [--no-plugin] [--repo DIR] [--from DIR]
 //	synaxi uninstall [--claude PATH]
 //	synaxi wrap [--claude PATH] claude [args…]
 //	synaxi unwrap
@@ -135,6 +135,7 @@ func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.BoolVar(&opts.Route, "route", false, "route every Claude Code session through the proxy (settings env ANTHROPIC_BASE_URL and ENABLE_TOOL_SEARCH)")
 		fs.BoolVar(&opts.NoPlugin, "no-plugin", false, "do not install the Claude Code plugin")
 		fs.StringVar(&opts.RepoRoot, "repo", "", "checkout to register as the plugin marketplace (default: the one this binary was built in)")
+		fs.StringVar(&opts.BinSource, "from", "", "directory holding the built binaries to install (default: the one this synaxi is in)")
 	}
 	if fs.Parse(args) != nil {
 		return 2

@@ -79,7 +79,7 @@ func checkSettingsFile(_ context.Context, f *facts) Check {
 	var se *settings.SyntaxError
 	switch {
 	case errors.As(f.setErr, &se):
-		return Check{Name: "settings.json", Detail: fmt.Sprintf("not valid JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg), Fix: se.Hint + " in " + path}
+		return Check{Name: "settings.json", Detail: fmt.Sprintf("%s is not valid JSON at line %d, column %d: %s", path, se.Line, se.Col, se.Msg), Fix: se.Hint}
 	case f.setErr != nil:
 		return Check{Name: "settings.json", Detail: f.setErr.Error(), Fix: "make " + path + " readable"}
 	}

@@ -260,6 +260,23 @@ func WriteFile(p string, data []byte, mode fs.FileMode) error {
 // directory it will create, so uninstall can remove it again, and calls
 // record (which saves the journal) before creating any.
 func (j *Journal) MkdirAll(dir string, record func() error) error {
+	missing := Missing(dir)
+	if len(missing) == 0 {
+		return nil
+	}
+	j.AddDirs(missing...)
+	if err := record(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	return nil
+}
+
+// Missing lists dir and those of its parents that do not exist, parents
+// first.
+func Missing(dir string) []string {
 	var missing []string
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		if _, err := os.Stat(d); err == nil {
@@ -270,21 +287,17 @@ func (j *Journal) MkdirAll(dir string, record func() error) error {
 			break
 		}
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	for i := len(missing) - 1; i >= 0; i-- {
-		if !slices.Contains(j.Dirs, missing[i]) {
-			j.Dirs = append(j.Dirs, missing[i])
+	slices.Reverse(missing)
+	return missing
+}
+
+// AddDirs records directories install created (parents first), once each.
+func (j *Journal) AddDirs(dirs ...string) {
+	for _, d := range dirs {
+		if !slices.Contains(j.Dirs, d) {
+			j.Dirs = append(j.Dirs, d)
 		}
 	}
-	if err := record(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	return nil
 }
 
 // RemoveDirs removes the directories install created, deepest first, where

@@ -68,10 +68,17 @@ var ErrWarnings = errors.New("finished with warnings (see above)")
 // nothing that the first already did and backs nothing up twice.
 func Install(ctx context.Context, opts Options) error {
 	in := newInstaller(ctx, opts)
+	// The journal's own directory is synaxi's, but its parents may be new
+	// too ($XDG_DATA_HOME in a fresh home): uninstall removes those it made
+	// once they are empty.
+	made := journal.Missing(in.jdir)
 	if err := xdg.Ensure(in.jdir); err != nil {
 		return err
 	}
-	return in.locked(func(j *journal.Journal) error {
+	err := in.locked(func(j *journal.Journal) error {
+		if len(made) > 1 {
+			j.AddDirs(made[:len(made)-1]...)
+		}
 		j.ClaudeDir = in.cdir
 		// Every change was recorded before it was made; save once more so
 		// the journal also holds what each step left behind, even when a
@@ -85,6 +92,15 @@ func Install(ctx context.Context, opts Options) error {
 		}
 		return err
 	})
+	if !journal.Exists(in.jdir) && len(made) > 0 {
+		// No journal was ever written, so nothing was changed: the
+		// directories made for it go again.
+		_ = os.RemoveAll(in.jdir)
+		for i := len(made) - 2; i >= 0; i-- {
+			_ = os.Remove(made[i])
+		}
+	}
+	return err
 }
 
 func newInstaller(ctx context.Context, opts Options) *installer {

@@ -72,14 +72,14 @@ func (in *installer) uninstall() error {
 			in.warnf("remove the plugin cache: %v", err)
 		}
 	}
-	for _, d := range in.j.RemoveDirs() {
-		in.say("kept %s: it holds files synaxi did not put there", d)
-	}
 	if len(failed) > 0 {
 		return fmt.Errorf("could not restore %v; the journal in %s is kept so `synaxi uninstall` can be run again", failed, in.jdir)
 	}
 	if err := journal.Remove(in.jdir); err != nil {
 		return err
+	}
+	for _, d := range in.j.RemoveDirs() {
+		in.say("kept %s: it holds files synaxi did not put there", d)
 	}
 	in.say("uninstalled: every file synaxi touched is back as it was")
 	if in.warn > 0 {
