@@ -147,6 +147,8 @@ func TestPublishFallsBackFromARejectedModel(t *testing.T) {
 	rep := r.publish(t)
 	require.Len(t, rep.Rejected, 1)
 	assert.Contains(t, rep.Rejected[0], "ungrounded model output")
+	require.Len(t, rep.Problems, 1, "callers print the problems")
+	assert.Contains(t, rep.Problems[0].String(), "the model renderer's answer was not used")
 	s, err := ForSession(r.d, r.cfg, r.project)
 	require.NoError(t, err)
 	assert.Contains(t, s, "deterministic renderer")

@@ -30,7 +30,7 @@ type Report struct {
 	Narratives     int       // published narratives (global and per project)
 	Changed        []string  // files written, created, or whose section was removed
 	Problems       []Problem // files left alone, and why
-	Rejected       []string  // model renderings rejected, and why (deterministic text used)
+	Rejected       []string  // model renderings rejected, and why (deterministic text used); also in Problems
 }
 
 // Narrative is a published guidance, bound to its profile version; the
@@ -110,7 +110,13 @@ func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(s
 	rep := &Report{ProfileVersion: p.Version}
 	for _, g := range docs {
 		if g.Rejected != "" {
-			rep.Rejected = append(rep.Rejected, fmt.Sprintf("%s: %s", NarrativeKey(g.Project), g.Rejected))
+			scope := "global guidance"
+			if g.Project != "" {
+				scope = "guidance for " + g.Project
+			}
+			rep.Rejected = append(rep.Rejected, fmt.Sprintf("%s: %s", scope, g.Rejected))
+			rep.Problems = append(rep.Problems, Problem{Path: scope,
+				Msg: "the model renderer's answer was not used (" + g.Rejected + "); the deterministic text is published"})
 		}
 	}
 	err = withJournal(d, func(j *Journal) error {
@@ -159,7 +165,7 @@ func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(s
 				ops.retract(rec, p.Version, "the profile has no entries for this project")
 			}
 		}
-		rep.Changed, rep.Problems = ops.changed, ops.problems
+		rep.Changed, rep.Problems = ops.changed, append(rep.Problems, ops.problems...)
 		return nil
 	})
 	if err != nil {
