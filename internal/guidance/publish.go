@@ -102,10 +102,34 @@ func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(s
 	if err != nil {
 		return nil, fmt.Errorf("guidance.writers: %w", err)
 	}
-	p, err := profile.Open(ProfileDir(d)).Load()
-	if err != nil {
-		return nil, err
+	// Synthesis runs outside the lock (the model renderer is a network
+	// call), so the profile can move on meanwhile: then the newer version
+	// is synthesized again rather than an older one written over it.
+	for try := 1; ; try++ {
+		p, err := profile.Open(ProfileDir(d)).Load()
+		if err != nil {
+			return nil, err
+		}
+		rep, err := publishProfile(ctx, d, cfg, writers, p, getenv)
+		if errors.Is(err, errStale) && try < 3 {
+			continue
+		}
+		if errors.Is(err, errStale) {
+			// Still moving: the process that saved the newest version
+			// publishes it.
+			return rep, nil
+		}
+		return rep, err
 	}
+}
+
+// errStale reports that the profile changed after it was synthesized.
+var errStale = errors.New("profile changed during publication")
+
+// publishProfile publishes profile p; it writes nothing and returns
+// errStale if p is no longer the current version once the journal's lock
+// is held.
+func publishProfile(ctx context.Context, d xdg.Dirs, cfg config.Guidance, writers []Writer, p *profile.Profile, getenv func(string) string) (*Report, error) {
 	docs := SynthesizeAll(ctx, cfg, p, getenv)
 	rep := &Report{ProfileVersion: p.Version}
 	for _, g := range docs {
@@ -119,7 +143,12 @@ func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(s
 				Msg: "the model renderer's answer was not used (" + g.Rejected + "); the deterministic text is published"})
 		}
 	}
-	err = withJournal(d, func(j *Journal) error {
+	err := withJournal(d, func(j *Journal) error {
+		if v, err := currentVersion(d); err != nil {
+			return err
+		} else if v != p.Version {
+			return errStale
+		}
 		ops := &fileOps{j: j, now: time.Now()}
 		keys := map[string]bool{}
 		projects := map[string]bool{}

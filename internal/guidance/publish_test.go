@@ -2,9 +2,11 @@ package guidance
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -299,4 +301,61 @@ func TestWritersMatchConfig(t *testing.T) {
 	ws, err := ParseWriters(" cursor,agents,cursor ")
 	require.NoError(t, err)
 	assert.Len(t, ws, 2)
+}
+
+// A publication whose profile version was overtaken while it synthesized
+// writes nothing over the newer one; Publish then publishes the newest.
+func TestStalePublicationWritesNothing(t *testing.T) {
+	r := newRig(t)
+	r.cfg.Writers = "agents"
+	r.add(t, r.mockGuard())
+	old, err := r.store.Load()
+	require.NoError(t, err)
+	_, err = r.store.Reset()
+	require.NoError(t, err)
+	ws, err := ParseWriters(r.cfg.Writers)
+	require.NoError(t, err)
+	_, err = publishProfile(context.Background(), r.d, r.cfg, ws, old, os.Getenv)
+	require.ErrorIs(t, err, errStale)
+	assert.NoFileExists(t, r.path("AGENTS.md"))
+	_, err = os.Stat(NarrativePath(r.d, NarrativeKey(r.project)))
+	assert.True(t, os.IsNotExist(err))
+
+	r.add(t, r.mockGuard())
+	rep := r.publish(t)
+	assert.Equal(t, []string{r.path("AGENTS.md")}, rep.Changed)
+}
+
+// Profile changes and publications racing from many workers leave one
+// section holding the newest version's guidance and a journal that decodes.
+func TestConcurrentPublications(t *testing.T) {
+	r := newRig(t)
+	r.cfg.Writers = "agents"
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := entry(profile.ScopeProject, r.project, profile.Guards, fmt.Sprintf("never break rule %d", i), 0.5, fmt.Sprintf("never break rule %d", i))
+			_, err := r.store.Update("race", func(p *profile.Profile) error {
+				p.Entries = append(p.Entries, e)
+				return nil
+			})
+			assert.NoError(t, err)
+			_, err = Publish(context.Background(), r.d, r.cfg, os.Getenv)
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	agents := read(t, r.path("AGENTS.md"))
+	assert.Equal(t, 1, strings.Count(agents, BeginMarker))
+	for i := range 8 {
+		assert.Contains(t, agents, fmt.Sprintf("NEVER break rule %d.", i), "the newest version has every entry")
+	}
+	j, err := ReadJournal(r.d)
+	require.NoError(t, err)
+	assert.Equal(t, Active, j.Targets[r.path("AGENTS.md")].State)
+	p, err := r.store.Load()
+	require.NoError(t, err)
+	assert.Equal(t, p.Version, j.Targets[r.path("AGENTS.md")].Version)
 }
