@@ -3,7 +3,7 @@
 #   make build     every binary into plugin/bin (version stamped from git)
 #   make test      race-enabled unit tests in every module, then the real-client e2e
 #   make check     gofmt, go vet, race tests, per-module GOWORK=off build, go mod tidy check
-#   make lint      the static part of check
+#   make lint      the static part of check: gofmt, vet, staticcheck, deadcode, GOWORK=off build, tidy
 #   make bench     benchmarks; raw output and a summary in bench/RESULTS.md
 #   make e2e       only the end-to-end tests (real Claude Code CLI against a fake upstream)
 #   make install   build, then `synaxi install` (plugin, status line, proxy)
@@ -56,7 +56,7 @@ e2e: build
 	cd e2e && SYNAXI_PLUGIN_BUILT=1 go test -race -timeout $(E2E_TIMEOUT) $(GO_TEST_FLAGS) ./...
 
 .PHONY: lint
-lint: fmt-check vet build-gowork-off tidy-check
+lint: fmt-check vet staticcheck deadcode build-gowork-off tidy-check
 
 .PHONY: check
 check: lint test-unit
@@ -73,6 +73,21 @@ vet:
 		if [ -z "$$(cd $$m && go list ./... 2>/dev/null)" ]; then echo "   (no packages yet)"; continue; fi; \
 		(cd $$m && go vet ./...) || exit 1; \
 	done
+
+# Pinned analysers, fetched through the module proxy like any module.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: staticcheck
+staticcheck:
+	@for m in $(ALL_MODULES); do \
+		echo "== staticcheck $$m"; \
+		(cd $$m && go run $(STATICCHECK) ./...) || exit 1; \
+	done
+
+# Functions that no binary reaches (tests are not roots); see scripts/deadcode.sh.
+.PHONY: deadcode
+deadcode:
+	@echo "== deadcode"; scripts/deadcode.sh
 
 .PHONY: build-gowork-off
 build-gowork-off:
