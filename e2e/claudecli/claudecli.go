@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -218,7 +219,30 @@ func NewEnv(t testing.TB, baseURL string) *Env {
 	}
 	git("init", "-q")
 	git("commit", "-q", "--allow-empty", "-m", "empty")
+	if keep := os.Getenv(KeepStateVar); keep != "" {
+		// Registered after t.TempDir's own removal, so it runs before it.
+		t.Cleanup(func() { keepState(t, e.StateDir(), keep) })
+	}
 	return e
+}
+
+// KeepStateVar names a directory into which, when set, every Env copies its
+// synaxi state directory as the test ends (to <dir>/<test name>/<n>): the
+// ledger and exports of a real-client run, for scripts/screenshots.sh.
+const KeepStateVar = "SYNAXI_E2E_KEEP_STATE"
+
+func keepState(t testing.TB, from, keep string) {
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+	for n := 1; ; n++ {
+		to := filepath.Join(keep, name, strconv.Itoa(n))
+		if _, err := os.Stat(to); err == nil {
+			continue
+		}
+		if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+			t.Logf("claudecli: keep state %s: %v", from, err)
+		}
+		return
+	}
 }
 
 // ConfigHome is the Env's XDG_CONFIG_HOME.
