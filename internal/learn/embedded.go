@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/synaxi/synaxi/internal/profile"
@@ -105,30 +106,30 @@ func appendSentence(out []string, s string) []string {
 
 var (
 	// A correction opens the sentence.
-	correctionRE = regexp.MustCompile(`(?i)^(no+[,.!:]|nope|nah[,. ]|wrong|incorrect|that'?s (wrong|not|incorrect)|that is (wrong|not)|not (that|like that|what i)|i (said|meant|asked)|undo|revert|why did you|you (shouldn'?t|should not|didn'?t|forgot)|stop|nein[,. ]|falsch|nicht so|non[,. ]|c'est faux|pas comme ça|eso (está|esta) mal)`)
+	correctionRE = lazy(`(?i)^(no+[,.!:]|nope|nah[,. ]|wrong|incorrect|that'?s (wrong|not|incorrect)|that is (wrong|not)|not (that|like that|what i)|i (said|meant|asked)|undo|revert|why did you|you (shouldn'?t|should not|didn'?t|forgot)|stop|nein[,. ]|falsch|nicht so|non[,. ]|c'est faux|pas comme ça|eso (está|esta) mal)`)
 	// A rule: always/never/don't…, anywhere it governs the sentence.
-	ruleRE = regexp.MustCompile(`(?i)(^|\b)(never|always|don'?t|do not|stop|avoid|make sure|from now on|going forward|in the future|must|mustn'?t|immer|niemals|nie |bitte keine|toujours|jamais|siempre|nunca|no uses)\b`)
+	ruleRE = lazy(`(?i)(^|\b)(never|always|don'?t|do not|stop|avoid|make sure|from now on|going forward|in the future|must|mustn'?t|immer|niemals|nie |bitte keine|toujours|jamais|siempre|nunca|no uses)\b`)
 	// A stated preference or convention.
-	preferRE = regexp.MustCompile(`(?i)\b(i (prefer|'?d prefer|like|'?d like|expect|hate|dislike)|we (use|always|never|prefer)|our (convention|style|standard)|convention is|prefer|instead of|rather than|by default|should (always|never|first)|we should|let'?s always|ich (möchte|will|bevorzuge)|je (préfère|veux)|prefiero)\b`)
+	preferRE = lazy(`(?i)\b(i (prefer|'?d prefer|like|'?d like|expect|hate|dislike)|we (use|always|never|prefer)|our (convention|style|standard)|convention is|prefer|instead of|rather than|by default|should (always|never|first)|we should|let'?s always|ich (möchte|will|bevorzuge)|je (préfère|veux)|prefiero)\b`)
 	// Ordering of work: X before Y.
-	beforeRE = regexp.MustCompile(`(?i)\b(before|first\b.*\bthen|after)\b`)
+	beforeRE = lazy(`(?i)\b(before|first\b.*\bthen|after)\b`)
 	// Autonomy: keep going until done.
-	autonomyRE = regexp.MustCompile(`(?i)^(continue|keep going|carry on|proceed|don'?t stop)\b.*\b(until|without)\b`)
-	approvalRE = regexp.MustCompile(`(?i)^(perfect|great|excellent|exactly|lgtm|looks good|nice|awesome|that works|works now|good job|well done|genau|parfait|perfecto)\b`)
-	expertRE   = regexp.MustCompile(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
-	leadRE     = regexp.MustCompile(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
-	questionRE = regexp.MustCompile(`\?\s*$`)
-	hedgeRE    = regexp.MustCompile(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
+	autonomyRE = lazy(`(?i)^(continue|keep going|carry on|proceed|don'?t stop)\b.*\b(until|without)\b`)
+	approvalRE = lazy(`(?i)^(perfect|great|excellent|exactly|lgtm|looks good|nice|awesome|that works|works now|good job|well done|genau|parfait|perfecto)\b`)
+	expertRE   = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
+	leadRE     = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
+	questionRE = lazy(`\?\s*$`)
+	hedgeRE    = lazy(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
 	// A sentence that starts with an imperative verb.
-	imperativeRE = regexp.MustCompile(`(?i)^(run|use|sign|commit|push|test|lint|format|install|rebase|keep)\b`)
+	imperativeRE = lazy(`(?i)^(run|use|sign|commit|push|test|lint|format|install|rebase|keep)\b`)
 )
 
 // keyword sets that route an observation to a dimension.
 var (
-	codeStyleRE = regexp.MustCompile(`(?i)\b(indent\w*|tabs?|spaces|naming|camel ?case|snake_case|type hints?|comments?|docstrings?|variables?|functions?|error handling|early returns?|imports?|semicolons?|quotes|gofmt|prettier|black|eslint|style|idiomatic|readab\w+|helpers?|abstractions?)\b`)
-	commsRE     = regexp.MustCompile(`(?i)\b(concise|brief|short(er)?|too long|verbose|explain\w*|summar\w+|emojis?|tone|answers?|respond\w*|reply|replies|language|in (english|german|french|spanish)|just the code|wordy|chatty)\b`)
-	workflowRE  = regexp.MustCompile(`(?i)\b(commits?|committ\w*|push\w*|pull requests?|prs?|branch\w*|merge\w*|rebase|tests?|testing|ci|deploy\w*|release\w*|pre-commit|gitleaks|sign\w*|gpg|reviews?|builds?|lint\w*|npm|pnpm|yarn|docker|migrations?|investigate|plan\w*|worktrees?)\b`)
-	valuesRE    = regexp.MustCompile(`(?i)\b(i care about|important to me|i value|security|privacy|simplicity|correctness|quality|performance matters)\b`)
+	codeStyleRE = lazy(`(?i)\b(indent\w*|tabs?|spaces|naming|camel ?case|snake_case|type hints?|comments?|docstrings?|variables?|functions?|error handling|early returns?|imports?|semicolons?|quotes|gofmt|prettier|black|eslint|style|idiomatic|readab\w+|helpers?|abstractions?)\b`)
+	commsRE     = lazy(`(?i)\b(concise|brief|short(er)?|too long|verbose|explain\w*|summar\w+|emojis?|tone|answers?|respond\w*|reply|replies|language|in (english|german|french|spanish)|just the code|wordy|chatty)\b`)
+	workflowRE  = lazy(`(?i)\b(commits?|committ\w*|push\w*|pull requests?|prs?|branch\w*|merge\w*|rebase|tests?|testing|ci|deploy\w*|release\w*|pre-commit|gitleaks|sign\w*|gpg|reviews?|builds?|lint\w*|npm|pnpm|yarn|docker|migrations?|investigate|plan\w*|worktrees?)\b`)
+	valuesRE    = lazy(`(?i)\b(i care about|important to me|i value|security|privacy|simplicity|correctness|quality|performance matters)\b`)
 )
 
 // classify recognises one sentence.
@@ -176,9 +177,9 @@ func route(s string) string {
 
 // wordRE is a command word safe to keep: a program or subcommand name, never
 // an argument that could carry a host, path or secret.
-var wordRE = regexp.MustCompile(`^[a-z][a-z0-9_.:]{0,30}$`)
+var wordRE = lazy(`^[a-z][a-z0-9_.:]{0,30}$`)
 
-var shoutRE = regexp.MustCompile(`\b(NO|STOP|WRONG|NEVER|WTF|DON'T)\b|!!`)
+var shoutRE = lazy(`\b(NO|STOP|WRONG|NEVER|WTF|DON'T)\b|!!`)
 
 func strongReaction(s string) bool { return shoutRE.MatchString(s) }
 
@@ -237,3 +238,23 @@ func describeTool(name string, input json.RawMessage) string {
 	}
 	return "used " + name
 }
+
+// lazyRE compiles its pattern on first use: the hook binary links this
+// package but never extracts, and compiling every rule at start-up cost it
+// about 9 ms per SessionEnd.
+type lazyRE struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func lazy(src string) *lazyRE { return &lazyRE{src: src} }
+
+func (l *lazyRE) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+func (l *lazyRE) MatchString(s string) bool { return l.get().MatchString(s) }
+
+func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }

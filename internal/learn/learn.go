@@ -3,6 +3,7 @@ package learn
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/synaxi/synaxi/internal/guidance"
@@ -94,6 +95,9 @@ type Options struct {
 	MaxBytes  int64     // transcript size limit; 0 means DefaultMaxBytes
 	Project   string    // overrides the repository root found from the cwd
 	Force     bool      // re-read a session the ledger says is unchanged
+	// Session, when the caller knows it (the SessionEnd hook's id), lets
+	// an unchanged transcript be skipped by its size without reading it.
+	Session string
 }
 
 // Result says what one Ingest did.
@@ -117,6 +121,17 @@ func Ingest(ctx context.Context, store *profile.Store, path string, opts Options
 	ex := opts.Extractor
 	if ex == nil {
 		ex = Embedded{}
+	}
+	if opts.Session != "" && !opts.Force {
+		cur, err := store.Load()
+		if err != nil {
+			return nil, err
+		}
+		if led, ok := cur.Ingested[opts.Session]; ok {
+			if fi, err := os.Stat(path); err == nil && fi.Size() == led.Bytes {
+				return &Result{Session: opts.Session, Project: led.Project, Extractor: ex.Name(), Unchanged: true}, nil
+			}
+		}
 	}
 	d, err := Read(path, opts.MaxBytes)
 	if err != nil {

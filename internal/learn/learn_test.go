@@ -348,6 +348,9 @@ func TestIngestIsIdempotentAndRereadsGrowth(t *testing.T) {
 	res, err = Ingest(context.Background(), store, path, Options{})
 	require.NoError(t, err)
 	assert.True(t, res.Unchanged)
+	res, err = Ingest(context.Background(), store, path, Options{Session: "s1"})
+	require.NoError(t, err)
+	assert.True(t, res.Unchanged, "known by its size without reading")
 
 	// Synapptic marked an empty extraction processed for good; here the
 	// resumed session's growth is read again.

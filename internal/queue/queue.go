@@ -313,6 +313,24 @@ func (q *Queue) Compact() (State, error) {
 	return st, err
 }
 
+// CompactAt is the log size above which Tidy compacts it.
+const CompactAt = 256 << 10
+
+// Tidy compacts the log when it holds corrupt lines or has grown past
+// CompactAt, and otherwise only reads it: compaction fsyncs under the lock
+// every SessionEnd hook's append takes, so it is kept off the common path.
+func (q *Queue) Tidy() (State, error) {
+	st, err := q.Load()
+	if err != nil {
+		return st, err
+	}
+	fi, err := os.Stat(q.path())
+	if st.Corrupt > 0 || (err == nil && fi.Size() > CompactAt) {
+		return q.Compact()
+	}
+	return st, nil
+}
+
 // SetAside counts the corrupt lines set aside so far.
 func (q *Queue) SetAside() int {
 	n := 0

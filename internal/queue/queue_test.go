@@ -136,3 +136,58 @@ func TestConcurrentAddsAndCompacts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, st.Pending, 40)
 }
+
+func TestTidyCompactsOnlyWhenNeeded(t *testing.T) {
+	q := Open(t.TempDir())
+	a, _ := q.Add(Job{Session: "a"})
+	require.NoError(t, q.Done(a))
+	st, err := q.Tidy()
+	require.NoError(t, err)
+	assert.Empty(t, st.Pending)
+	data, _ := os.ReadFile(q.path())
+	assert.Equal(t, 2, countLines(data), "small and clean: left as it is")
+
+	f, _ := os.OpenFile(q.path(), os.O_APPEND|os.O_WRONLY, 0o600)
+	_, _ = f.WriteString("junk\n")
+	f.Close()
+	_, err = q.Tidy()
+	require.NoError(t, err)
+	data, _ = os.ReadFile(q.path())
+	assert.Empty(t, data, "a corrupt line makes it compact")
+	assert.Equal(t, 1, q.SetAside())
+
+	for i := 0; i < 3000; i++ {
+		j, _ := q.Add(Job{Session: fmt.Sprint("s", i), Transcript: "/a/long/path/to/a/transcript.jsonl"})
+		require.NoError(t, q.Done(j))
+	}
+	_, err = q.Tidy()
+	require.NoError(t, err)
+	data, _ = os.ReadFile(q.path())
+	assert.Empty(t, data, "a long log is compacted")
+}
+
+func FuzzQueueLog(f *testing.F) {
+	f.Add([]byte(`{"op":"add","id":"a","session":"s"}` + "\n" + `{"op":"done","id":"a"}` + "\n"))
+	f.Add([]byte("{\"op\":\"fail\",\"id\":\"x\",\"tries\":2}\n\x00garbage\n{\"op\":\"add\""))
+	f.Fuzz(func(t *testing.T, log []byte) {
+		q := Open(t.TempDir())
+		if err := os.WriteFile(q.path(), log, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before, err := q.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := q.Compact()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := q.Compact()
+		if err != nil || again.Corrupt != 0 || len(again.Pending) != len(st.Pending) {
+			t.Fatalf("compaction is not stable: %+v then %+v (%v)", st, again, err)
+		}
+		if len(st.Pending) < len(before.Pending) {
+			t.Fatalf("compaction lost jobs: %d before, %d after", len(before.Pending), len(st.Pending))
+		}
+	})
+}

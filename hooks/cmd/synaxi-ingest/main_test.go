@@ -35,7 +35,7 @@ type world struct {
 	env  []string
 }
 
-func newWorld(t *testing.T, extraEnv ...string) *world {
+func newWorld(t testing.TB, extraEnv ...string) *world {
 	root := t.TempDir()
 	w := &world{root: root, env: []string{
 		"HOME=" + root, "PATH=" + os.Getenv("PATH"),
@@ -98,7 +98,7 @@ func (w *world) drainRunning() bool {
 }
 
 // copyAs writes the m-claude fixture as a new session id.
-func copyAs(t *testing.T, dir, session string) string {
+func copyAs(t testing.TB, dir, session string) string {
 	data, err := os.ReadFile(mClaude)
 	require.NoError(t, err)
 	p := filepath.Join(dir, session+".jsonl")

@@ -139,13 +139,18 @@ func (dr *Drainer) Drain(ctx context.Context) (Stats, error) {
 }
 
 // work runs jobs while any is due, waiting up to MaxWait for one in
-// backoff.
+// backoff. The log is tidied once per turn at the lock; afterwards it is
+// only read (finished jobs are appended lines).
 func (dr *Drainer) work(ctx context.Context, st *Stats) error {
-	for {
+	for first := true; ; first = false {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		s, err := dr.Queue.Compact()
+		read := dr.Queue.Load
+		if first {
+			read = dr.Queue.Tidy
+		}
+		s, err := read()
 		if err != nil {
 			return err
 		}
@@ -174,7 +179,7 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 		project = guidance.ProjectRoot(j.Cwd)
 	}
 	res, err := learn.Ingest(ctx, dr.Store, j.Transcript, learn.Options{
-		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project,
+		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,
 	})
 	if err != nil {
 		dead, ferr := dr.Queue.Fail(j, err, Permanent(err), dr.Config.MaxTries, dr.Config.RetryBackoff.Std(), dr.Now())
