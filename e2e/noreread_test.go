@@ -20,7 +20,8 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
-	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -125,7 +126,7 @@ func runScript(t *testing.T, e *claudecli.Env, prompt string, extra ...string) s
 func readSessionRecord(t *testing.T, e *claudecli.Env, sess string) map[string]any {
 	t.Helper()
 	var m map[string]any
-	data, err := os.ReadFile(hookio.SessionRecordPath(envDirs(e), sess))
+	data, err := os.ReadFile(envDirs(e).StatePath("sessions", statefile.SafeName(sess), "session.json"))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &m))
 	return m
@@ -288,7 +289,7 @@ func TestNoRereadRealClient(t *testing.T) {
 	assert.Equal(t, []bool{false, false, false, true, false, true}, loops, "the loop breaker denies alternate attempts after 3 runs")
 	assert.Contains(t, r["loop-4"].Result, "`git status --short` has already run 3 times")
 
-	counts, err := hookio.ReadCounters(envDirs(e), sess)
+	counts, err := ledger.ReadCounters(envDirs(e), sess)
 	require.NoError(t, err)
 	assert.Equal(t, int64(3), counts.Denials)
 	assert.Equal(t, int64(1), counts.Refunds)

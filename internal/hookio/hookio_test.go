@@ -141,7 +141,9 @@ func TestStatus(t *testing.T) {
 		"model":{"id":"claude-opus-4-7","display_name":"Opus 4.7"},
 		"workspace":{"current_dir":"/w/proj","project_dir":"/w/proj","added_dirs":[]},
 		"cost":{"total_cost_usd":0.42},"context_window":{"total_input_tokens":1234,"used_percentage":null}}`
-	s, err := ReadStatus(&blockingReader{data: []byte(src)})
+	raw, err := ReadValue(&blockingReader{data: []byte(src)}, MaxStatusInput, StatusDeadline)
+	require.NoError(t, err)
+	s, err := ParseStatus(raw)
 	require.NoError(t, err)
 	assert.Equal(t, "s9", s.SessionID)
 	assert.Equal(t, "Opus 4.7", s.Model())

@@ -1,7 +1,6 @@
 package hookio
 
 import (
-	"io"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -63,15 +62,6 @@ func ParseStatus(raw []byte) (*Status, error) {
 		s.CostUSD = v.Float()
 	}
 	return s, nil
-}
-
-// ReadStatus reads and parses the status line's input from r.
-func ReadStatus(r io.Reader) (*Status, error) {
-	raw, err := ReadValue(r, MaxStatusInput, StatusDeadline)
-	if err != nil {
-		return nil, err
-	}
-	return ParseStatus(raw)
 }
 
 // Dir is the directory the status line should show: the workspace's current

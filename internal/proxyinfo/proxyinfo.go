@@ -1,9 +1,17 @@
 // Package proxyinfo is the record a running synaxi-proxyd leaves in the state
 // directory, so other binaries (the status line, the installer, hooks) can
-// find it without talking to it.
+// find it without talking to it, and the one answer to "is the proxy
+// alive?" (Live) that all of them use.
 package proxyinfo
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
@@ -36,4 +44,49 @@ func Read(d xdg.Dirs) (*Info, error) {
 		return nil, err
 	}
 	return &i, nil
+}
+
+// ErrNotRunning reports that no live proxy owns the state directory: there
+// is no record, or the process it names has exited.
+var ErrNotRunning = errors.New("synaxi-proxyd is not running")
+
+// Live answers "is the proxy alive?" for every binary: it returns the
+// record when the process it names is alive (PIDAlive), and an error
+// wrapping ErrNotRunning when there is no record or its process has exited.
+// It reads one small file and signals nothing, so a status line or a hook
+// can ask it on every call; whether the proxy also answers HTTP is for
+// callers that can afford a request (the installer's /health check).
+func Live(d xdg.Dirs) (*Info, error) {
+	info, err := Read(d)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (no record in %s)", ErrNotRunning, Path(d))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !PIDAlive(info.PID) {
+		return nil, fmt.Errorf("%w (pid %d in %s has exited)", ErrNotRunning, info.PID, Path(d))
+	}
+	return info, nil
+}
+
+// PIDAlive reports whether a process with pid exists and has not exited. A
+// zombie (exited, not yet reaped by its parent, as a proxy started by a
+// process that is still running becomes) is not alive; where /proc is
+// missing (macOS) a zombie is taken as alive.
+func PIDAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	// The state follows the command name, which is in parentheses and may
+	// itself contain ") ".
+	i := bytes.LastIndexByte(stat, ')')
+	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
 }

@@ -17,8 +17,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -86,17 +88,69 @@ func lock(lk *flock.Flock, timeout time.Duration) error {
 	}
 }
 
+// Option changes how a write is made durable.
+type Option int
+
+// NoSync skips the fsync before the rename, for the hooks' hot path. The
+// replace stays atomic: readers never see a torn file, and a process killed
+// mid-write (kill -9, a hook timeout) leaves the previous version intact.
+// Only a power loss or kernel crash can lose the latest update, which for
+// the no-reread records and counters costs one allowed re-read or one
+// uncounted denial, while two fsyncs per tool call would cost milliseconds
+// on every Read and Bash call.
+const NoSync Option = 1
+
+func noSync(opts []Option) bool {
+	for _, o := range opts {
+		if o == NoSync {
+			return true
+		}
+	}
+	return false
+}
+
 // WriteBytes atomically replaces path with data. It does not lock; call it
 // inside WithLock when other writers may race.
-func WriteBytes(path string, data []byte) error {
+func WriteBytes(path string, data []byte, opts ...Option) error {
 	if err := xdg.Ensure(filepath.Dir(path)); err != nil {
 		return err
+	}
+	if noSync(opts) {
+		return replace(path, data)
 	}
 	// The temporary file goes beside path: renameio would otherwise probe
 	// os.TempDir() on every write (two extra files) and, when it shares a
 	// file system with path, stage state there, where a killed writer
 	// leaves it behind.
 	if err := renameio.WriteFile(path, data, FileMode, renameio.WithTempDir(filepath.Dir(path))); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// replace writes data to a temporary file beside path, named as renameio
+// names its own (so IsTemp and PruneTemps know it), and renames it over
+// path, without fsync.
+func replace(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	var f *os.File
+	for attempt := 0; f == nil; attempt++ {
+		tmp := filepath.Join(dir, "."+base+strconv.FormatInt(rand.Int64(), 10))
+		var err error
+		f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
+		if err != nil && (!errors.Is(err, fs.ErrExist) || attempt == 100) {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -129,8 +183,9 @@ func WriteJSON(path string, v any) error {
 // Update is a locked read-modify-write of the JSON document at path. The
 // current document (or the zero value when the file is missing or does not
 // decode) is passed to fn; when fn returns nil the result is written back
-// atomically. Returning ErrSkip from fn leaves the file as it was.
-func Update[T any](path string, fn func(*T) error) error {
+// atomically (without fsync with NoSync). Returning ErrSkip from fn leaves
+// the file as it was.
+func Update[T any](path string, fn func(*T) error, opts ...Option) error {
 	return WithLock(path, func() error {
 		var v T
 		data, err := os.ReadFile(path)
@@ -155,7 +210,7 @@ func Update[T any](path string, fn func(*T) error) error {
 		if err != nil {
 			return fmt.Errorf("encode state %s: %w", path, err)
 		}
-		return WriteBytes(path, data)
+		return WriteBytes(path, data, opts...)
 	})
 }
 

@@ -46,12 +46,11 @@
 //
 //	go test ./tokens -run 'TestCalibrate|TestAccuracy' -v -args -calibrate
 //
-// EstimateJSON counts a Messages API request body the way the model sees it:
-// the text of system, messages and tools (block text, thinking, tool
-// results, tool names and descriptions), tool inputs and input schemas as
-// JSON text, and a fixed overhead per message, content block, tool and
-// image; it skips what the model never reads (model, max_tokens, metadata,
-// cache_control, signatures, ids, base64 data).
+// The calibration counts whole request bodies with a scanner that lives in
+// the tests (requests_test.go): the text of system, messages and tools,
+// tool inputs and schemas as JSON text, and a fixed overhead per message,
+// content block, tool and image. No binary estimates a request body: the
+// proxy measures those with the provider's count_tokens.
 package tokens
 
 import (
@@ -62,7 +61,7 @@ import (
 // calibration; see the package doc.
 type Coefficients struct {
 	Word, Letter, Hump, Digit, Punct, Newline, Indent, NonASCII float64
-	// Request structure (EstimateJSON only).
+	// Request structure (request bodies, counted in calibration only).
 	Message, Block, Tool, Request float64
 	Image                         float64
 }
@@ -84,23 +83,6 @@ type Features struct {
 	Messages, Blocks, Tools, Requests, Images                         int
 }
 
-// Add accumulates o into f.
-func (f *Features) Add(o Features) {
-	f.Words += o.Words
-	f.Letters += o.Letters
-	f.Humps += o.Humps
-	f.Digits += o.Digits
-	f.Punct += o.Punct
-	f.Newlines += o.Newlines
-	f.Indents += o.Indents
-	f.NonASCII += o.NonASCII
-	f.Messages += o.Messages
-	f.Blocks += o.Blocks
-	f.Tools += o.Tools
-	f.Requests += o.Requests
-	f.Images += o.Images
-}
-
 // Vector lists the features in the order of Coefficients' fields.
 func (f Features) Vector() []float64 {
 	return []float64{
@@ -115,13 +97,6 @@ func (f Features) Vector() []float64 {
 func (c Coefficients) Vector() []float64 {
 	return []float64{c.Word, c.Letter, c.Hump, c.Digit, c.Punct, c.Newline, c.Indent,
 		c.NonASCII, c.Message, c.Block, c.Tool, c.Request, c.Image}
-}
-
-// CoefficientsFrom is the inverse of Coefficients.Vector.
-func CoefficientsFrom(v []float64) Coefficients {
-	return Coefficients{Word: v[0], Letter: v[1], Hump: v[2], Digit: v[3], Punct: v[4],
-		Newline: v[5], Indent: v[6], NonASCII: v[7], Message: v[8], Block: v[9],
-		Tool: v[10], Request: v[11], Image: v[12]}
 }
 
 // Apply weighs f with c and rounds to whole tokens.
@@ -182,13 +157,6 @@ func histogram[T string | []byte](b T) Features {
 		Newlines: t[clNewline], NonASCII: t[clHigh]}
 }
 
-// Count returns the features of b, for calibration and diagnostics.
-func Count(b []byte) Features {
-	var c counter
-	c.add(b)
-	return c.done()
-}
-
 // Byte classes.
 const (
 	clPunct = iota
@@ -228,16 +196,13 @@ func init() {
 }
 
 // counter accumulates Features over a stream of bytes that may arrive in
-// pieces (EstimateJSON feeds it unescaped string fragments).
+// pieces (the calibration's request scanner feeds it string fragments).
 type counter struct {
 	f        Features
 	prev     uint8 // class of the previous byte
 	inWord   bool
 	spaceRun int
 }
-
-func (c *counter) add(b []byte)       { feed(c, b) }
-func (c *counter) addString(s string) { feed(c, s) }
 
 // feed counts b; generic so that strings are not copied to bytes.
 func feed[T string | []byte](c *counter, b T) {
@@ -297,13 +262,6 @@ func (c *counter) addByte(cl uint8) {
 		}
 	}
 	c.prev = cl
-}
-
-// boundary ends the current word and space run, as between two strings.
-func (c *counter) boundary() {
-	c.inWord = false
-	c.spaceRun = 0
-	c.prev = clPunct
 }
 
 func (c *counter) done() Features { return c.f }

@@ -147,37 +147,36 @@ func TestCountJSON(t *testing.T) {
 	}
 }
 
-func TestEstimateJSONFallback(t *testing.T) {
+func TestCountJSONRejects(t *testing.T) {
 	for _, body := range []string{
 		``, `[]`, `"text"`, `{"messages":[`, `{"a":1} trailing`, `{"a":tru}`,
 		`{"messages":"` + "\x00" + `\q"}`, strings.Repeat(`{"a":[`, 1000),
 	} {
-		_, ok := CountJSON([]byte(body))
+		f, ok := CountJSON([]byte(body))
 		assert.False(t, ok, body)
-		assert.Equal(t, EstimateBytes([]byte(body)), EstimateJSON([]byte(body)), body)
+		assert.Zero(t, f, body)
 	}
 }
 
-func TestEstimateJSONRealBodies(t *testing.T) {
+func TestCountJSONRealBodies(t *testing.T) {
 	// Every captured body is well-formed and estimated above zero.
 	for _, s := range requestSamples(t) {
 		assert.Positive(t, Calibrated.Apply(s.f), s.name)
 	}
 }
 
-func FuzzEstimateJSON(f *testing.F) {
+func FuzzCountJSON(f *testing.F) {
 	f.Add([]byte(`{"system":"s","messages":[{"role":"user","content":[{"type":"text","text":"hi \u00e9"}]}],"tools":[{"name":"n","input_schema":{}}]}`))
 	f.Add([]byte(`{"messages":[{"content":"\ud83d"}]}`))
 	f.Add([]byte(`{"a":-1.5e3,"b":[true,false,null]}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		n := EstimateJSON(in)
-		if n < 0 {
-			t.Fatalf("negative estimate %d", n)
-		}
-		if n != EstimateJSON(in) {
+		feat, ok := CountJSON(in)
+		if again, _ := CountJSON(in); again != feat {
 			t.Fatal("not deterministic")
 		}
-		feat, ok := CountJSON(in)
+		if n := Calibrated.Apply(feat); n < 0 {
+			t.Fatalf("negative estimate %d", n)
+		}
 		if !ok && json.Valid(in) && bytes.HasPrefix(bytes.TrimLeft(in, " \t\r\n"), []byte("{")) && bytes.Count(in, []byte("{"))+bytes.Count(in, []byte("[")) < maxDepth {
 			t.Fatalf("rejected a valid JSON object %q", in)
 		}
@@ -221,14 +220,6 @@ func megabyteBody(b *testing.B) []byte {
 	raw, err := json.Marshal(body)
 	require.NoError(b, err)
 	return raw
-}
-
-func BenchmarkEstimateJSON(b *testing.B) {
-	body := megabyteBody(b)
-	b.SetBytes(int64(len(body)))
-	for b.Loop() {
-		EstimateJSON(body)
-	}
 }
 
 func BenchmarkEstimateBytes(b *testing.B) {

@@ -25,6 +25,7 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 
 	"github.com/synaxi/synaxi/hooks/internal/reads"
+	"github.com/synaxi/synaxi/hooks/internal/session"
 	"github.com/synaxi/synaxi/hooks/internal/testbin"
 )
 
@@ -81,13 +82,15 @@ func (w *world) run(t *testing.T, mode string, input map[string]any, extraEnv ..
 }
 
 // listenerProxyd stands in for synaxi-proxyd: "start -port N" leaves a
-// detached listener on 127.0.0.1:N and records its pid.
+// detached process, records its pid for the test and publishes the proxy's
+// record (proxyinfo) naming it and port N, as the real one does once it
+// listens.
 const listenerProxyd = `#!/bin/sh
 [ "$1" = start ] && [ "$2" = -port ] || exit 2
-python3 -c 'import socket,sys,time
-s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8); time.sleep(60)' "$3" </dev/null >/dev/null 2>&1 &
+sleep 60 </dev/null >/dev/null 2>&1 &
 echo $! > "$STANDIN_PIDFILE"
+mkdir -p "$XDG_STATE_HOME/synaxi/proxyd"
+printf '{"pid":%d,"port":%d,"addr":"127.0.0.1:%d"}' $! "$3" "$3" > "$XDG_STATE_HOME/synaxi/proxyd/proxyd.json"
 `
 
 // deadProxyd stands in for a synaxi-proxyd that never comes up.
@@ -107,17 +110,19 @@ func startInput(source string) map[string]any {
 }
 
 func TestStartsProxyOnDemand(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 stands in for the proxy's listener")
-	}
 	w := newWorld(t, listenerProxyd)
 	port := freePort(t)
 	require.NoError(t, statefile.WriteBytes(proxyinfo.PortPath(w.dirs), []byte(strconv.Itoa(port))))
 	out, _ := w.run(t, "start", startInput("startup"), fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port))
 	assert.Empty(t, out, "the proxy came up: nothing to say")
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), time.Second)
-	require.NoError(t, err, "the proxy listens")
-	c.Close()
+	info, err := proxyinfo.Live(w.dirs)
+	require.NoError(t, err, "the proxy runs")
+	assert.Equal(t, port, info.Port)
+
+	// Once it runs, a later session finds it up and starts nothing.
+	require.NoError(t, os.Remove(filepath.Join(filepath.Dir(w.bin), "synaxi-proxyd")))
+	out, _ = w.run(t, "start", startInput("startup"), fmt.Sprintf("ANTHROPIC_BASE_URL=http://127.0.0.1:%d", port))
+	assert.Empty(t, out, "the proxy is up")
 }
 
 func TestProxyThatCannotStart(t *testing.T) {
@@ -159,7 +164,7 @@ func TestSessionLifecycle(t *testing.T) {
 	out, _ := w.run(t, "start", startInput("startup"))
 	assert.Empty(t, out)
 	rec := map[string]any{}
-	require.NoError(t, statefile.ReadJSON(hookio.SessionRecordPath(w.dirs, "sess-7"), &rec))
+	require.NoError(t, statefile.ReadJSON(session.Path(w.dirs, "sess-7"), &rec))
 	assert.Equal(t, "startup", rec["source"])
 	assert.Equal(t, "synaxi:synaxi-chat", rec["agent_type"])
 	started := rec["started"]
@@ -186,7 +191,7 @@ func TestSessionLifecycle(t *testing.T) {
 	assert.True(t, recordedIn(""), "resume keeps what the model still has")
 
 	w.run(t, "end", map[string]any{"session_id": "sess-7", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
-	require.NoError(t, statefile.ReadJSON(hookio.SessionRecordPath(w.dirs, "sess-7"), &rec))
+	require.NoError(t, statefile.ReadJSON(session.Path(w.dirs, "sess-7"), &rec))
 	assert.Equal(t, started, rec["started"], "later starts keep the first start time")
 	assert.Equal(t, "resume", rec["source"])
 	assert.Equal(t, "prompt_input_exit", rec["end_reason"])

@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 
@@ -35,7 +34,7 @@ func BenchmarkStatusline(b *testing.B) {
 		require.NoError(b, ledger.Record(d, &ledger.Row{Session: "sess-42", Model: "claude-opus-4-7", Status: 200,
 			Projected: true, Counterfactual: &cf, Usage: ledger.Usage{Input: 900, CacheRead: 20_000, CacheWrite5m: 1_000}}))
 	}
-	require.NoError(b, hookio.UpdateCounters(d, "sess-42", time.Now(), func(c *hookio.Counters) {
+	require.NoError(b, ledger.UpdateCounters(d, "sess-42", time.Now(), func(c *ledger.Counters) {
 		c.Denials, c.Blocked, c.TokensSaved, c.LoopsBroken = 9, 7, 12_000, 1
 	}))
 

@@ -80,7 +80,7 @@ func line(ctx context.Context, stdin io.Reader, out, stderr io.Writer, getenv fu
 		if s, err := ledger.ReadSummary(d, st.SessionID); err == nil {
 			f.Summary = s
 		}
-		if c, err := hookio.ReadCounters(d, st.SessionID); err == nil {
+		if c, err := ledger.ReadCounters(d, st.SessionID); err == nil {
 			f.Counters = c
 		}
 	}

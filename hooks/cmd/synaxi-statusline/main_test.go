@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -54,7 +53,7 @@ func TestLineWithoutEOF(t *testing.T) {
 	cf := int64(20_000)
 	require.NoError(t, ledger.Record(d, &ledger.Row{Session: "sess-42", Model: "claude-opus-4-7", Status: 200,
 		Projected: true, Counterfactual: &cf, Usage: ledger.Usage{Input: 500, CacheRead: 7_000, CacheWrite5m: 500}}))
-	require.NoError(t, hookio.UpdateCounters(d, "sess-42", time.Now(), func(c *hookio.Counters) {
+	require.NoError(t, ledger.UpdateCounters(d, "sess-42", time.Now(), func(c *ledger.Counters) {
 		c.Denials, c.Blocked, c.TokensSaved = 2, 2, 3_000
 	}))
 	var out, errb bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -59,13 +60,13 @@ func (s *Store) postBash(in *hookio.Input, dir string) error {
 	}
 	key := shellread.Normalize(cmd)
 	if s.Cfg.LoopThreshold > 0 && key != "" && !an.Global && len(an.Edits) == 0 {
-		errs = append(errs, hookio.UpdateQuick(filepath.Join(dir, loopsName), func(l *Loops) error {
+		errs = append(errs, statefile.Update(filepath.Join(dir, loopsName), func(l *Loops) error {
 			if l.Cmds == nil {
 				l.Cmds = map[string]int{}
 			}
 			l.Cmds[key]++
 			return nil
-		}))
+		}, statefile.NoSync))
 	}
 	return errors.Join(errs...)
 }

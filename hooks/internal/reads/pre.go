@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
@@ -129,7 +130,7 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 				refunded += *r.Grant
 				refunds++
 				r.Grant = nil
-				if err := hookio.WriteQuick(files[i], r); err != nil {
+				if err := writeRec(files[i], r); err != nil {
 					return err
 				}
 			}
@@ -142,7 +143,7 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 			}
 			tokens := verdicts[i].tokens
 			r.Grant = &tokens
-			if err := hookio.WriteQuick(files[i], r); err != nil {
+			if err := writeRec(files[i], r); err != nil {
 				return err
 			}
 			booked += tokens
@@ -156,13 +157,13 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 	}
 	switch {
 	case dec.Deny:
-		err = s.count(in.SessionID, func(c *hookio.Counters) {
+		err = s.count(in.SessionID, func(c *ledger.Counters) {
 			c.Denials++
 			c.Blocked++
 			c.TokensSaved += booked
 		})
 	case refunds > 0:
-		err = s.count(in.SessionID, func(c *hookio.Counters) {
+		err = s.count(in.SessionID, func(c *ledger.Counters) {
 			c.Refunds += refunds
 			c.Blocked -= refunds
 			c.TokensSaved -= refunded
@@ -196,7 +197,7 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 		return Decision{}, nil
 	}
 	var dec Decision
-	err := hookio.UpdateQuick(file, func(l *Loops) error {
+	err := statefile.Update(file, func(l *Loops) error {
 		dec = Decision{}
 		runs := l.Cmds[key]
 		if runs < n {
@@ -215,9 +216,9 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 				"Use the earlier output or take a different step; re-issuing it once more is allowed.", shown, runs)}
 		}
 		return nil
-	})
+	}, statefile.NoSync)
 	if err != nil || !dec.Deny {
 		return dec, err
 	}
-	return dec, s.count(in.SessionID, func(c *hookio.Counters) { c.LoopsBroken++ })
+	return dec, s.count(in.SessionID, func(c *ledger.Counters) { c.LoopsBroken++ })
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -103,10 +104,10 @@ func (e *env) edit(tool, path string) {
 	require.NoError(e.t, e.s.Post(e.input("PostToolUse", tool, map[string]any{key: path}, map[string]any{})))
 }
 
-func (e *env) counters() hookio.Counters {
-	c, err := hookio.ReadCounters(e.s.Dirs, e.sess)
+func (e *env) counters() ledger.Counters {
+	c, err := ledger.ReadCounters(e.s.Dirs, e.sess)
 	if err != nil {
-		return hookio.Counters{}
+		return ledger.Counters{}
 	}
 	return *c
 }

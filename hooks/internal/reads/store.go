@@ -34,7 +34,7 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/visibility"
@@ -145,8 +145,19 @@ func updateRec(file, path string, fn func(r *FileRec) (*FileRec, error)) error {
 			return nil
 		}
 		next.Path = path
-		return hookio.WriteQuick(file, next)
+		return writeRec(file, next)
 	})
+}
+
+// writeRec replaces a record; the caller holds its lock. Hook state is
+// written without fsync (statefile.NoSync): losing the latest record to a
+// power cut costs one allowed re-read.
+func writeRec(file string, r *FileRec) error {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", file, err)
+	}
+	return statefile.WriteBytes(file, data, statefile.NoSync)
 }
 
 // withLocks runs fn holding the locks of files, taken in sorted order so
@@ -200,13 +211,13 @@ func resetLoops(dir string) error {
 	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return hookio.UpdateQuick(file, func(l *Loops) error {
+	return statefile.Update(file, func(l *Loops) error {
 		if len(l.Cmds) == 0 && len(l.Tries) == 0 {
 			return statefile.ErrSkip
 		}
 		*l = Loops{}
 		return nil
-	})
+	}, statefile.NoSync)
 }
 
 // Load assembles a context's records.
@@ -243,8 +254,8 @@ func (s *Store) visibilityFor(session, agent string) *visibility.Export {
 }
 
 // count adds to the session's counters.
-func (s *Store) count(session string, fn func(*hookio.Counters)) error {
-	return hookio.UpdateCounters(s.Dirs, session, s.Now(), fn)
+func (s *Store) count(session string, fn func(*ledger.Counters)) error {
+	return ledger.UpdateCounters(s.Dirs, session, s.Now(), fn)
 }
 
 // ResetSession forgets every context of a session (compaction, /clear): the

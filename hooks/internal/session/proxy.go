@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -71,27 +70,23 @@ func knownPorts(d xdg.Dirs, configPort int) []int {
 	return ports
 }
 
-// Listening reports whether something accepts connections on the loopback
-// port within timeout.
-func Listening(port int, timeout time.Duration) bool {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), timeout)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
+// live reports whether the proxy that owns the state directory is alive
+// and listens on port (proxyinfo.Live: its record names a live process).
+func live(d xdg.Dirs, port int) bool {
+	info, err := proxyinfo.Live(d)
+	return err == nil && info.Port == port
 }
 
 // EnsureProxy starts synaxi-proxyd (found beside the running binary) when
 // this session is routed to it and it is down, waiting at most budget for
-// it to listen. It never waits for the starter process itself.
+// it to publish its record (it does once it listens). It never waits for the starter process itself.
 func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int, budget time.Duration) ProxyState {
 	port, ok := RoutedPort(d, baseURL, configPort)
 	if !ok {
 		return NotRouted
 	}
 	deadline := time.Now().Add(budget)
-	if Listening(port, 150*time.Millisecond) {
+	if live(d, port) {
 		return Up
 	}
 	exe, err := os.Executable()
@@ -113,7 +108,7 @@ func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int
 			return Down
 		case <-time.After(50 * time.Millisecond):
 		}
-		if Listening(port, 50*time.Millisecond) {
+		if live(d, port) {
 			return Started
 		}
 	}

@@ -27,7 +27,9 @@ type Record struct {
 }
 
 // Path is the session record of a session.
-func Path(d xdg.Dirs, session string) string { return hookio.SessionRecordPath(d, session) }
+func Path(d xdg.Dirs, session string) string {
+	return d.StatePath("sessions", statefile.SafeName(session), "session.json")
+}
 
 // Read loads a session's record.
 func Read(d xdg.Dirs, session string) (*Record, error) {

@@ -2,8 +2,8 @@ package session
 
 import (
 	"context"
-	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -88,19 +88,21 @@ func TestRoutedPort(t *testing.T) {
 
 func TestEnsureProxy(t *testing.T) {
 	d := xdg.Dirs{State: t.TempDir()}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	port := ln.Addr().(*net.TCPAddr).Port
+	const port = 41999
 	url := "http://127.0.0.1:" + strconv.Itoa(port)
 	ctx := context.Background()
+	// The running proxy's record, naming a live process (this one).
+	require.NoError(t, statefile.WriteJSON(proxyinfo.Path(d), proxyinfo.Info{PID: os.Getpid(), Port: port, Addr: "127.0.0.1:41999"}))
 
 	assert.Equal(t, NotRouted, EnsureProxy(ctx, d, "https://api.anthropic.com", 0, time.Second))
-	assert.Equal(t, NotRouted, EnsureProxy(ctx, d, url, 0, time.Second), "port not synaxi's")
+	assert.Equal(t, NotRouted, EnsureProxy(ctx, d, "http://127.0.0.1:41998", 0, time.Second), "port not synaxi's")
 	assert.Equal(t, Up, EnsureProxy(ctx, d, url, port, time.Second))
 
-	// Down, and no synaxi-proxyd beside the test binary: gives up at once.
-	ln.Close()
+	// Down (the record names a process that exited), and no synaxi-proxyd
+	// beside the test binary: gives up at once.
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	require.NoError(t, statefile.WriteJSON(proxyinfo.Path(d), proxyinfo.Info{PID: dead.Process.Pid, Port: port}))
 	exe, _ := os.Executable()
 	_, statErr := os.Stat(filepath.Join(filepath.Dir(exe), "synaxi-proxyd"))
 	require.Error(t, statErr)

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 )
 
@@ -34,7 +33,7 @@ type Facts struct {
 	Model    string
 	Dir      string
 	Summary  *ledger.Summary  // nil: the proxy measured nothing for the session
-	Counters *hookio.Counters // nil: the no-reread hook counted nothing
+	Counters *ledger.Counters // nil: the no-reread hook counted nothing
 	Proxy    Proxy
 	Color    bool
 }

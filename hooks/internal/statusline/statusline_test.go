@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/statefile"
@@ -21,7 +20,7 @@ func TestRender(t *testing.T) {
 		All: ledger.Usage{Input: 100, CacheRead: 870, CacheWrite5m: 30}}
 	overhead := &ledger.Summary{Requests: 2, Measured: 2, SavedTokens: -1_260, SavedUSD: -0.02,
 		All: ledger.Usage{Input: 50, CacheWrite5m: 50}, FailOpens: 2}
-	counters := &hookio.Counters{Denials: 4, Refunds: 1, Blocked: 3, TokensSaved: 4_100, LoopsBroken: 1}
+	counters := &ledger.Counters{Denials: 4, Refunds: 1, Blocked: 3, TokensSaved: 4_100, LoopsBroken: 1}
 	cases := []struct {
 		name string
 		f    Facts
@@ -35,9 +34,9 @@ func TestRender(t *testing.T) {
 			"Opus 4.7 · r · ⌁ synaxi saved 12.4k tok ($0.31) · cache 87% · 3 re-reads blocked (~4.1k tok) · 1 loop broken · routed"},
 		{"overhead is shown as overhead", Facts{Model: "Sonnet", Dir: "/r", Summary: overhead, Proxy: Down},
 			"Sonnet · r · ⌁ synaxi overhead 1.3k tok (−$0.02) · cache 0% · proxy down · 2 fail-opens"},
-		{"hook counters only", Facts{Dir: "/r", Counters: &hookio.Counters{Denials: 1, Blocked: 1, TokensSaved: 300}},
+		{"hook counters only", Facts{Dir: "/r", Counters: &ledger.Counters{Denials: 1, Blocked: 1, TokensSaved: 300}},
 			"r · ⌁ synaxi 1 re-read blocked (~300 tok) · not routed"},
-		{"refunded denial leaves only loops", Facts{Dir: "/r", Counters: &hookio.Counters{Denials: 1, Refunds: 1, LoopsBroken: 2}},
+		{"refunded denial leaves only loops", Facts{Dir: "/r", Counters: &ledger.Counters{Denials: 1, Refunds: 1, LoopsBroken: 2}},
 			"r · ⌁ synaxi 2 loops broken · not routed"},
 	}
 	for _, c := range cases {

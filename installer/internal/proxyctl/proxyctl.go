@@ -11,10 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/proxyinfo"
@@ -34,7 +32,7 @@ type Health struct {
 // State is what is known about the proxy right now.
 type State struct {
 	Info    *proxyinfo.Info // nil when no record
-	Alive   bool            // the recorded pid exists
+	Alive   bool            // the recorded pid is alive (proxyinfo.PIDAlive)
 	Health  *Health         // nil when /health did not answer
 	Err     error           // why Health is nil
 	Running bool            // alive and healthy
@@ -61,7 +59,7 @@ func Inspect(ctx context.Context, d xdg.Dirs) *State {
 		return st
 	}
 	st.Info = info
-	st.Alive = pidAlive(info.PID)
+	st.Alive = proxyinfo.PIDAlive(info.PID)
 	st.Health, st.Err = GetHealth(ctx, info.Addr)
 	st.Running = st.Health != nil
 	return st
@@ -133,7 +131,7 @@ func Stop(ctx context.Context, bin string, d xdg.Dirs, env []string) error {
 		return nil
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for pidAlive(info.PID) {
+	for proxyinfo.PIDAlive(info.PID) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("proxy pid %d still running 10s after stop", info.PID)
 		}
@@ -156,27 +154,3 @@ func run(ctx context.Context, bin string, env []string, verb string) error {
 	}
 	return nil
 }
-
-func pidAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	if err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	// A zombie (exited, not yet reaped) is not running.
-	if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// PIDAlive reports whether a process with pid exists.
-func PIDAlive(pid int) bool { return pidAlive(pid) }

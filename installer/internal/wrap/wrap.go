@@ -244,7 +244,7 @@ func routed(d xdg.Dirs) bool {
 
 // InUse reports whether the wrap or the Claude Code it launched still runs.
 func (m *Marker) InUse() bool {
-	return proxyctl.PIDAlive(m.PID) || proxyctl.PIDAlive(m.ChildPID)
+	return proxyinfo.PIDAlive(m.PID) || proxyinfo.PIDAlive(m.ChildPID)
 }
 
 // Markers lists every wrap marker.

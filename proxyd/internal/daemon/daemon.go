@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -29,8 +28,9 @@ import (
 // ErrRunning reports that another instance holds the lock.
 var ErrRunning = errors.New("synaxi-proxyd is already running")
 
-// ErrNotRunning reports that no instance holds the lock.
-var ErrNotRunning = errors.New("synaxi-proxyd is not running")
+// ErrNotRunning reports that no instance is running; it is
+// proxyinfo.ErrNotRunning, the one answer every binary shares.
+var ErrNotRunning = proxyinfo.ErrNotRunning
 
 // Lock is the held single-instance lock.
 type Lock struct{ fl *flock.Flock }
@@ -150,17 +150,18 @@ func Health(ctx context.Context, addr string) ([]byte, error) {
 	return body, nil
 }
 
-// Running returns the running instance's record, or ErrNotRunning.
+// Running returns the running instance's record, or an error wrapping
+// ErrNotRunning. Beyond proxyinfo.Live (a record naming a live process) it
+// requires the instance lock to be held, so a stale record whose pid was
+// reused by another program is never taken for the proxy (Stop signals the
+// pid it returns).
 func Running(d xdg.Dirs) (*proxyinfo.Info, error) {
 	if !Held(d) {
 		return nil, ErrNotRunning
 	}
-	info, err := proxyinfo.Read(d)
+	info, err := proxyinfo.Live(d)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("an instance holds the lock but has not published its address yet: %w", err)
-		}
-		return nil, err
+		return nil, fmt.Errorf("an instance holds the lock but has not published a live record yet: %w", err)
 	}
 	return info, nil
 }

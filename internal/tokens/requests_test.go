@@ -1,20 +1,14 @@
 package tokens
 
+// The calibration's counting of whole Messages API request bodies: what the
+// model reads of system, messages and tools, and the structure around it.
+// No binary needs it (the proxy measures requests with count_tokens), so it
+// lives with the tests that fit and measure the coefficients.
+
 import (
 	"bytes"
 	"unicode/utf8"
 )
-
-// EstimateJSON returns the estimated input tokens of a Messages API request
-// body (see the package doc for what is counted). A body that is not a JSON
-// object is estimated as plain text.
-func EstimateJSON(raw []byte) int {
-	f, ok := CountJSON(raw)
-	if !ok {
-		return EstimateBytes(raw)
-	}
-	return Calibrated.Apply(f)
-}
 
 // CountJSON returns the features of a Messages API request body; ok is false
 // when raw is not a well-formed JSON object.
@@ -29,9 +23,13 @@ func CountJSON(raw []byte) (f Features, ok bool) {
 		case "system":
 			return s.text()
 		case "messages":
-			return s.array(func() bool { return s.message() })
+			if s.peek() == '[' {
+				return s.array(func() bool { return s.message() })
+			}
 		case "tools":
-			return s.array(func() bool { return s.tool() })
+			if s.peek() == '[' {
+				return s.array(func() bool { return s.tool() })
+			}
 		}
 		return s.skip()
 	})
@@ -340,3 +338,44 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// Add accumulates o into f.
+func (f *Features) Add(o Features) {
+	f.Words += o.Words
+	f.Letters += o.Letters
+	f.Humps += o.Humps
+	f.Digits += o.Digits
+	f.Punct += o.Punct
+	f.Newlines += o.Newlines
+	f.Indents += o.Indents
+	f.NonASCII += o.NonASCII
+	f.Messages += o.Messages
+	f.Blocks += o.Blocks
+	f.Tools += o.Tools
+	f.Requests += o.Requests
+	f.Images += o.Images
+}
+
+// CoefficientsFrom is the inverse of Coefficients.Vector.
+func CoefficientsFrom(v []float64) Coefficients {
+	return Coefficients{Word: v[0], Letter: v[1], Hump: v[2], Digit: v[3], Punct: v[4],
+		Newline: v[5], Indent: v[6], NonASCII: v[7], Message: v[8], Block: v[9],
+		Tool: v[10], Request: v[11], Image: v[12]}
+}
+
+// Count returns the features of b, for calibration and diagnostics.
+func Count(b []byte) Features {
+	var c counter
+	c.add(b)
+	return c.done()
+}
+
+// boundary ends the current word and space run, as between two strings.
+func (c *counter) boundary() {
+	c.inWord = false
+	c.spaceRun = 0
+	c.prev = clPunct
+}
+
+func (c *counter) add(b []byte)       { feed(c, b) }
+func (c *counter) addString(s string) { feed(c, s) }

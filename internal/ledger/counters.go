@@ -1,4 +1,4 @@
-package hookio
+package ledger
 
 import (
 	"time"
@@ -9,6 +9,8 @@ import (
 
 // Counters are one session's no-reread totals, kept current by the hook so
 // the status line and `synaxi savings` read them without parsing anything.
+// They are estimates of what denied re-reads would have cost, kept apart
+// from the measured rows of the ledger proper.
 type Counters struct {
 	V       int       `json:"v"`
 	Session string    `json:"session"`
@@ -26,24 +28,11 @@ type Counters struct {
 }
 
 // Empty reports whether nothing was counted yet.
-func (c *Counters) Empty() bool {
-	return c.Denials == 0 && c.LoopsBroken == 0
-}
-
-// SessionDir is the directory of a session's records (session.json,
-// noreread.json).
-func SessionDir(d xdg.Dirs, session string) string {
-	return d.StatePath("sessions", statefile.SafeName(session))
-}
+func (c *Counters) Empty() bool { return c.Denials == 0 && c.LoopsBroken == 0 }
 
 // CountersPath is a session's counters file.
 func CountersPath(d xdg.Dirs, session string) string {
 	return d.StatePath("sessions", statefile.SafeName(session), "noreread.json")
-}
-
-// SessionRecordPath is the session record synaxi-session writes.
-func SessionRecordPath(d xdg.Dirs, session string) string {
-	return d.StatePath("sessions", statefile.SafeName(session), "session.json")
 }
 
 // ReadCounters loads a session's counters; errors.Is(err, fs.ErrNotExist)
@@ -56,13 +45,14 @@ func ReadCounters(d xdg.Dirs, session string) (*Counters, error) {
 	return &c, nil
 }
 
-// UpdateCounters applies fn to a session's counters under the lock.
+// UpdateCounters applies fn to a session's counters under the lock. The
+// write skips fsync (statefile.NoSync): it runs on the hook's hot path.
 func UpdateCounters(d xdg.Dirs, session string, now time.Time, fn func(*Counters)) error {
-	return UpdateQuick(CountersPath(d, session), func(c *Counters) error {
-		c.V = 1
+	return statefile.Update(CountersPath(d, session), func(c *Counters) error {
+		c.V = Version
 		c.Session = session
 		c.Updated = now
 		fn(c)
 		return nil
-	})
+	}, statefile.NoSync)
 }
