@@ -40,6 +40,7 @@
 package guidance
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -127,6 +128,9 @@ func Synthesize(version int, project string, entries []profile.Entry) *Guidance 
 			g.Weaknesses = append(g.Weaknesses, it)
 		default:
 			it.Kind, it.Text = guardForm(e.Text)
+			if it.Kind == "" {
+				continue
+			}
 			key := strings.ToLower(it.Text)
 			if i, ok := byRule[key]; ok {
 				g.Guards[i].Cites = append(g.Guards[i].Cites, e.ID)
@@ -190,26 +194,37 @@ var gerundStems = map[string]string{
 // guardForm turns an entry's text into a rule that starts with one of the
 // four kinds, keeping its words: leading "always"/"never"/"before"/"when"/
 // "if" set the kind, a leading negation makes NEVER, anything else is
-// ALWAYS.
+// ALWAYS. Text without a letter gives kind "".
 func guardForm(text string) (kind, rule string) {
-	t := strings.TrimRight(strings.Join(strings.Fields(text), " "), ".!;")
+	t := strings.TrimSpace(strings.TrimRight(strings.Join(strings.Fields(text), " "), ".!;,:"))
+	if !strings.ContainsFunc(t, unicode.IsLetter) {
+		return "", "" // nothing to say
+	}
+	kind, body := ruleOf(t)
+	if !strings.ContainsFunc(body, unicode.IsLetter) {
+		// "stop!" alone: the words do not make a rule of their own.
+		kind, body = Always, "keep to this: "+t
+	}
+	return kind, sentence(kind + " " + body)
+}
+
+// ruleOf splits trimmed text into a kind and the rest of the rule.
+func ruleOf(t string) (kind, body string) {
 	low := strings.ToLower(t)
 	rest := func(n int) string { return strings.TrimSpace(t[n:]) }
-	switch {
-	case strings.HasPrefix(low, "always "):
-		return Always, sentence(Always + " " + lowerFirst(rest(len("always "))))
-	case strings.HasPrefix(low, "before "):
-		return Before, sentence(Before + " " + rest(len("before ")))
-	case strings.HasPrefix(low, "when "):
-		return When, sentence(When + " " + rest(len("when ")))
-	case strings.HasPrefix(low, "if "):
-		return When, sentence(When + " " + rest(len("if ")))
-	case strings.HasPrefix(low, "whenever "):
-		return When, sentence(When + " " + rest(len("whenever ")))
+	for _, l := range []struct{ lead, kind string }{
+		{"always ", Always}, {"before ", Before}, {"when ", When}, {"if ", When}, {"whenever ", When},
+	} {
+		if strings.HasPrefix(low, l.lead) {
+			if l.kind == Always {
+				return Always, lowerFirst(rest(len(l.lead)))
+			}
+			return l.kind, rest(len(l.lead))
+		}
 	}
 	for _, p := range neverLeads {
 		if strings.HasPrefix(low, p) {
-			return Never, sentence(Never + " " + lowerFirst(strings.TrimPrefix(rest(len(p)), "ever ")))
+			return Never, lowerFirst(strings.TrimPrefix(rest(len(p)), "ever "))
 		}
 	}
 	for _, p := range stopLeads {
@@ -217,21 +232,40 @@ func guardForm(text string) (kind, rule string) {
 			obj := rest(len(p))
 			verb, tail, _ := strings.Cut(obj, " ")
 			if stem, ok := gerund(verb); ok {
-				return Never, sentence(Never + " " + strings.TrimSpace(stem+" "+tail))
+				return Never, strings.TrimSpace(stem + " " + tail)
 			}
-			return Never, sentence(Never + " " + lowerFirst(obj))
+			return Never, lowerFirst(obj)
 		}
 	}
 	if strings.HasPrefix(low, "no, ") || strings.HasPrefix(low, "no ") && len(low) > 3 {
 		// "no, use pnpm" is a correction whose rule follows the comma.
-		if _, after, ok := strings.Cut(t, ","); ok && strings.TrimSpace(after) != "" {
-			return guardForm(after)
+		if _, after, ok := strings.Cut(t, ","); ok && strings.ContainsFunc(after, unicode.IsLetter) {
+			return ruleOf(strings.TrimSpace(after))
 		}
 	}
-	if imperative(low) {
-		return Always, sentence(Always + " " + lowerFirst(t))
+	// "reacts strongly when the assistant runs git push": a reaction
+	// observed after an action, said as the situation it applies in.
+	if m := reactionRE.FindStringSubmatch(t); m != nil {
+		return When, "you " + baseVerb(m[2]) + m[3] + ", the user " + m[1]
 	}
-	return Always, sentence(Always + " keep to this: " + t)
+	if imperative(low) {
+		return Always, lowerFirst(t)
+	}
+	return Always, "keep to this: " + t
+}
+
+// reactionRE reads "<reaction> when the assistant <verb>s <object>".
+var reactionRE = regexp.MustCompile(`^(?i)([a-z]+s(?: strongly)?) when the assistant ([a-z]+s)\b(.*)$`)
+
+// baseVerb turns a third-person verb into its base form: runs → run,
+// pushes → push, uses → use.
+func baseVerb(v string) string {
+	for _, suf := range []string{"shes", "ches", "xes", "sses"} {
+		if strings.HasSuffix(v, suf) {
+			return v[:len(v)-2]
+		}
+	}
+	return strings.TrimSuffix(v, "s")
 }
 
 // gerund returns the verb of an -ing word.

@@ -32,20 +32,24 @@ func entry(scope, project, dim, text string, weight float64, quote string) profi
 
 func TestGuardForm(t *testing.T) {
 	for text, want := range map[string]string{
-		"Always run gofmt before committing":     "ALWAYS run gofmt before committing.",
-		"don't mock the database in tests":       "NEVER mock the database in tests.",
-		"Do not add comments to obvious code.":   "NEVER add comments to obvious code.",
-		"never ever push to main":                "NEVER push to main.",
-		"stop using pnpm":                        "NEVER use pnpm.",
-		"avoid adding dependencies":              "NEVER add dependencies.",
-		"Before editing a file, read it first":   "BEFORE editing a file, read it first.",
-		"when a test fails, show the full diff":  "WHEN a test fails, show the full diff.",
-		"if the build breaks, stop and ask":      "WHEN the build breaks, stop and ask.",
-		"no, use table tests":                    "ALWAYS use table tests.",
-		"use testify's require for setup errors": "ALWAYS use testify's require for setup errors.",
-		"The user prefers terse answers":         "ALWAYS keep to this: The user prefers terse answers.",
-		"Prefers   errors wrapped with context":  "ALWAYS keep to this: Prefers errors wrapped with context.",
-		"Keep API names stable!":                 "ALWAYS keep API names stable.",
+		"Always run gofmt before committing":               "ALWAYS run gofmt before committing.",
+		"don't mock the database in tests":                 "NEVER mock the database in tests.",
+		"Do not add comments to obvious code.":             "NEVER add comments to obvious code.",
+		"never ever push to main":                          "NEVER push to main.",
+		"stop using pnpm":                                  "NEVER use pnpm.",
+		"avoid adding dependencies":                        "NEVER add dependencies.",
+		"Before editing a file, read it first":             "BEFORE editing a file, read it first.",
+		"when a test fails, show the full diff":            "WHEN a test fails, show the full diff.",
+		"if the build breaks, stop and ask":                "WHEN the build breaks, stop and ask.",
+		"no, use table tests":                              "ALWAYS use table tests.",
+		"use testify's require for setup errors":           "ALWAYS use testify's require for setup errors.",
+		"The user prefers terse answers":                   "ALWAYS keep to this: The user prefers terse answers.",
+		"Prefers   errors wrapped with context":            "ALWAYS keep to this: Prefers errors wrapped with context.",
+		"Keep API names stable!":                           "ALWAYS keep API names stable.",
+		"reacts strongly when the assistant runs git push": "WHEN you run git push, the user reacts strongly.",
+		"approves when the assistant edits files":          "WHEN you edit files, the user approves.",
+		"approves when the assistant uses Bash":            "WHEN you use Bash, the user approves.",
+		"reacts strongly when the assistant pushes":        "WHEN you push, the user reacts strongly.",
 	} {
 		kind, rule := guardForm(text)
 		assert.Equal(t, want, rule, text)
