@@ -15,6 +15,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MinEntropyLen and MinEntropy decide when an unbroken token of key-like
@@ -26,16 +27,21 @@ const (
 	MinEntropy    = 4.2
 )
 
-var (
-	pemBlock = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)`)
-	// Provider key shapes: Anthropic/OpenAI, GitHub, GitLab, Slack, AWS,
-	// Google, npm, Hugging Face, Stripe, and JWTs.
-	providerKey = regexp.MustCompile(`\b(?:sk-ant-[A-Za-z0-9_-]{10,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)
-	bearer      = regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})`)
-	keyValue    = regexp.MustCompile(`(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)[A-Za-z0-9_.-]*)(\s*[:=]\s*|\s+is\s+)(["']?)([^\s"'&,;]{4,})`)
-	urlCreds    = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)([^\s/@:]+):([^\s/@]+)@`)
-	longToken   = regexp.MustCompile(`[A-Za-z0-9+/=_-]{20,}`)
-)
+// patterns are compiled on first use, so the binaries that link this
+// package without scrubbing (the SessionEnd hook) do not pay for them at
+// start-up.
+var patterns = sync.OnceValue(func() *struct{ pem, provider, bearer, keyValue, urlCreds, long *regexp.Regexp } {
+	return &struct{ pem, provider, bearer, keyValue, urlCreds, long *regexp.Regexp }{
+		pem: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)`),
+		// Provider key shapes: Anthropic/OpenAI, GitHub, GitLab, Slack, AWS,
+		// Google, npm, Hugging Face, Stripe, and JWTs.
+		provider: regexp.MustCompile(`\b(?:sk-ant-[A-Za-z0-9_-]{10,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|npm_[A-Za-z0-9]{30,}|hf_[A-Za-z0-9]{30,}|[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
+		bearer:   regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+([A-Za-z0-9._~+/=-]{12,})`),
+		keyValue: regexp.MustCompile(`(?i)\b([A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|auth)[A-Za-z0-9_.-]*)(\s*[:=]\s*|\s+is\s+)(["']?)([^\s"'&,;]{4,})`),
+		urlCreds: regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)([^\s/@:]+):([^\s/@]+)@`),
+		long:     regexp.MustCompile(`[A-Za-z0-9+/=_-]{20,}`),
+	}
+})
 
 func mark(n int) string { return fmt.Sprintf("[REDACTED-%dch]", n) }
 
@@ -44,6 +50,8 @@ func Text(s string) string {
 	if s == "" {
 		return s
 	}
+	re := patterns()
+	pemBlock, providerKey, bearer, keyValue, urlCreds, longToken := re.pem, re.provider, re.bearer, re.keyValue, re.urlCreds, re.long
 	s = pemBlock.ReplaceAllStringFunc(s, func(m string) string { return mark(len(m)) })
 	s = providerKey.ReplaceAllStringFunc(s, func(m string) string { return mark(len(m)) })
 	s = urlCreds.ReplaceAllStringFunc(s, func(m string) string {
