@@ -168,8 +168,13 @@ func TestIngestFilesAndDeadLettersInStatus(t *testing.T) {
 	_, err = q.Fail(j, os.ErrNotExist, true, 5, 0, j.Added)
 	require.NoError(t, err)
 
+	waiting, err := q.Add(queue.Job{Session: "waiting", Transcript: missing})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(q.Dir(), "drain.log"), []byte("old line\nconfig: ingest.extractor: must be embedded\n"), 0o600))
 	code, out, _ := runCLI(t, "status")
-	assert.Contains(t, out, "0 queued (0 retrying), 1 dead letter(s)")
+	assert.Contains(t, out, "1 queued (0 retrying), 1 dead letter(s)")
+	assert.Regexp(t, `last drain +config: ingest.extractor: must be embedded`, out)
+	require.NoError(t, q.Done(waiting))
 	assert.Contains(t, out, "session gone after 1 try: file does not exist (fix it, then `synaxi ingest "+missing+"`)")
 	_ = code
 

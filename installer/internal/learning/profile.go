@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -63,6 +65,22 @@ func Show(e Env, project string) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// lastLine is the last line of a small log file ("" if none).
+func lastLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 4096
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		_, _ = f.Seek(fi.Size()-tail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return lines[len(lines)-1]
 }
 
 func oneLine(s string) string {
@@ -228,6 +246,13 @@ func Status(w io.Writer, e Env) {
 		line += fmt.Sprintf(", %d corrupt line(s) set aside in %s", n, q.Dir())
 	}
 	fmt.Fprintf(w, "ingest queue\t%s\n", line)
+	if len(st.Pending) > 0 {
+		// Why jobs wait: the drain says it in its log (a config error, a
+		// model endpoint down, a retry pending).
+		if last := lastLine(filepath.Join(q.Dir(), "drain.log")); last != "" {
+			fmt.Fprintf(w, "  last drain\t%s\n", last)
+		}
+	}
 	for _, d := range dead {
 		fmt.Fprintf(w, "  dead letter\tsession %s after %d tr%s: %s (fix it, then `synaxi ingest %s`)\n",
 			d.Session, d.Tries, map[bool]string{true: "y", false: "ies"}[d.Tries == 1], d.Error, d.Transcript)
