@@ -20,6 +20,7 @@ import (
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
 // Summary describes a request body without its content.
@@ -34,12 +35,12 @@ type Summary struct {
 }
 
 // Summarize reads the shape of a Messages request body.
-func Summarize(body []byte) Summary {
-	s := Summary{Bytes: len(body), Valid: gjson.ValidBytes(body)}
+func Summarize(body *gate.Body) Summary {
+	s := Summary{Bytes: len(body.Bytes()), Valid: body.Valid()}
 	if !s.Valid {
 		return s
 	}
-	r := gjson.ParseBytes(body)
+	r := body.JSON()
 	s.Messages = int(r.Get("messages.#").Int())
 	s.Tools = int(r.Get("tools.#").Int())
 	s.Stream = r.Get("stream").Bool()

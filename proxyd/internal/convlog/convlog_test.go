@@ -7,13 +7,29 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
 func TestSummarize(t *testing.T) {
-	s := Summarize([]byte(`{"model":"m","stream":true,"system":[{"type":"text","text":"abc"},{"type":"text","text":"de"}],"tools":[{},{}],"messages":[{},{},{}]}`))
+	s := Summarize(gate.Parse([]byte(`{"model":"m","stream":true,"system":[{"type":"text","text":"abc"},{"type":"text","text":"de"}],"tools":[{},{}],"messages":[{},{},{}]}`)))
 	assert.Equal(t, Summary{Bytes: 133, Messages: 3, SystemLen: 5, Tools: 2, Stream: true, Model: "m", Valid: true}, s)
-	assert.Equal(t, 5, Summarize([]byte(`{"system":"12345"}`)).SystemLen)
-	assert.Equal(t, Summary{Bytes: 2}, Summarize([]byte("\xff{")))
+	assert.Equal(t, 5, Summarize(gate.Parse([]byte(`{"system":"12345"}`))).SystemLen)
+	assert.Equal(t, Summary{Bytes: 2}, Summarize(gate.Parse([]byte("\xff{"))))
+}
+
+// FuzzSummarize: any body summarises without panicking, and an invalid one
+// reports only its size.
+func FuzzSummarize(f *testing.F) {
+	f.Add([]byte(`{"model":"m","system":[{"text":"abc"}],"messages":[{}]}`))
+	f.Add([]byte(`{"system":"x","messages":[`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s := Summarize(gate.Parse(body))
+		assert.Equal(t, len(body), s.Bytes)
+		if !s.Valid {
+			assert.Equal(t, Summary{Bytes: len(body)}, s)
+		}
+	})
 }
 
 func TestRotateAndMode(t *testing.T) {

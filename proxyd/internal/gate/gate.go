@@ -6,6 +6,9 @@
 // configuration projects everything; disabling projection overrides both.
 // Message text is never looked at: the orchestrator lists agent descriptions
 // inside messages, and only the worker carries the sentinel in its system.
+//
+// Body is the one parse of a request body that the transport, the gate and
+// the engine share: parsed without a copy, validated at most once.
 package gate
 
 import (

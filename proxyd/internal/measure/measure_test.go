@@ -114,13 +114,13 @@ func TestCountBody(t *testing.T) {
 		`"system":[{"type":"text","text":"a\u00e9 \"q\""}],"messages":[{"role":"user","content":"hi"}],` +
 		`"tools":[],"tool_choice":{"type":"auto"},"thinking":{"type":"adaptive"},"temperature":1,` +
 		`"output_config":{"effort":"high"},"context_management":{"edits":[]},"cache_control":{"type":"ephemeral"}}`)
-	out, err := CountBody(in)
+	out, err := CountBody(gjson.ParseBytes(in))
 	require.NoError(t, err)
 	assert.Equal(t, `{"model":"claude-opus-4-8","system":[{"type":"text","text":"a\u00e9 \"q\""}],"messages":[{"role":"user","content":"hi"}],`+
 		`"tools":[],"tool_choice":{"type":"auto"},"thinking":{"type":"adaptive"},"output_config":{"effort":"high"},"context_management":{"edits":[]},"cache_control":{"type":"ephemeral"}}`, string(out))
 
-	for _, bad := range []string{`[1]`, `{"a":`, "", `"s"`} {
-		_, err := CountBody([]byte(bad))
+	for _, bad := range []string{`[1]`, `1`, `null`, `"s"`} {
+		_, err := CountBody(gjson.Parse(bad))
 		assert.ErrorIs(t, err, ErrNotObject, bad)
 	}
 }
@@ -207,7 +207,10 @@ func FuzzCountBody(f *testing.F) {
 	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[]}`))
 	f.Add([]byte(`{"a":{"model":1},"messages":"\u00e9"}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, err := CountBody(body)
+		if !gjson.ValidBytes(body) {
+			return // the proxy validates before it builds a count body
+		}
+		out, err := CountBody(gjson.ParseBytes(body))
 		if err != nil {
 			return
 		}

@@ -25,18 +25,15 @@ var countFields = map[string]bool{
 // ErrNotObject reports a request body that is not a JSON object.
 var ErrNotObject = errors.New("request body is not a JSON object")
 
-// CountBody builds the count_tokens body from a Messages body: the accepted
-// fields, in their original order, with their original bytes.
-func CountBody(body []byte) ([]byte, error) {
-	if !gjson.ValidBytes(body) {
-		return nil, ErrNotObject
-	}
-	root := gjson.ParseBytes(body)
+// CountBody builds the count_tokens body from a parsed Messages body: the
+// accepted fields, in their original order, with their original bytes. The
+// body must be known to be valid JSON (the caller validated it once).
+func CountBody(root gjson.Result) ([]byte, error) {
 	if !root.IsObject() {
 		return nil, ErrNotObject
 	}
 	var b bytes.Buffer
-	b.Grow(len(body))
+	b.Grow(len(root.Raw))
 	b.WriteByte('{')
 	root.ForEach(func(k, v gjson.Result) bool {
 		if !countFields[k.String()] {

@@ -50,45 +50,72 @@ func report(b *testing.B, direct, proxied []time.Duration) {
 // directly in the same run (alternating, so both see the same machine load).
 func BenchmarkPassThrough(b *testing.B) {
 	gcpolicy.Apply() // as synaxi-proxyd runs
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, `{"type":"message","model":"claude-sonnet-4-6","usage":{"input_tokens":100,"output_tokens":5}}`)
-	}))
+	up := benchUpstream()
 	defer up.Close()
 	p := startProxy(b, up.URL, nil)
 	for _, size := range []int{10 << 10, 1 << 20} {
 		body := append([]byte(`{"model":"claude-sonnet-4-6","messages":[{"role":"user","content":"`), bytes.Repeat([]byte("a"), size)...)
 		body = append(body, `"}]}`...)
-		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
-			c := rawClient()
-			h := claudeHeaders()
-			var direct, proxied []time.Duration
-			send := func(base string) time.Duration {
-				start := time.Now()
-				req, _ := http.NewRequest("POST", base+"/v1/messages?beta=true", bytes.NewReader(body))
-				req.Header = h.Clone()
-				resp, err := c.Do(req)
-				if err != nil {
-					b.Fatal(err)
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				return time.Since(start)
-			}
-			send(up.URL) // warm both connections
-			send(p.URL)
-			b.SetBytes(int64(len(body)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				direct = append(direct, send(up.URL))
-				proxied = append(proxied, send(p.URL))
-			}
-			b.StopTimer()
-			p.Wait()
-			report(b, direct, proxied)
-		})
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) { benchAdded(b, up.URL, p, body) })
 	}
+}
+
+// BenchmarkGated measures the latency a worker request gains through the
+// proxy with the identity projector: the gate, the body's one validation,
+// and the probe and ledger row beside it; the projection engine's own cost
+// is BenchmarkProjectWarm/Cold in package projection.
+func BenchmarkGated(b *testing.B) {
+	gcpolicy.Apply() // as synaxi-proxyd runs
+	up := benchUpstream()
+	defer up.Close()
+	p := startProxy(b, up.URL, nil)
+	body := workerBody(`[{"role":"user","content":"` + strings.Repeat("a", 1<<20) + `"}]`)
+	b.Run("1024KB", func(b *testing.B) { benchAdded(b, up.URL, p, body) })
+}
+
+// benchUpstream answers every Messages request with a small JSON message
+// and count_tokens with a count.
+func benchUpstream() *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(r.URL.Path, "/count_tokens") {
+			_, _ = io.WriteString(w, `{"input_tokens":100}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"type":"message","model":"claude-sonnet-4-6","usage":{"input_tokens":100,"output_tokens":5}}`)
+	}))
+}
+
+// benchAdded sends body alternately to the upstream directly and through
+// the proxy, and reports both latencies and the difference.
+func benchAdded(b *testing.B, direct string, p *proxy, body []byte) {
+	c := rawClient()
+	h := claudeHeaders()
+	var ds, ps []time.Duration
+	send := func(base string) time.Duration {
+		start := time.Now()
+		req, _ := http.NewRequest("POST", base+"/v1/messages?beta=true", bytes.NewReader(body))
+		req.Header = h.Clone()
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return time.Since(start)
+	}
+	send(direct) // warm both connections
+	send(p.URL)
+	b.SetBytes(int64(len(body)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ds = append(ds, send(direct))
+		ps = append(ps, send(p.URL))
+	}
+	b.StopTimer()
+	p.Wait()
+	report(b, ds, ps)
 }
 
 // BenchmarkFirstByte measures the time to the first streamed byte through

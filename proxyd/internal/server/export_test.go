@@ -1,4 +1,12 @@
 package server
 
-// SetTestHookGate makes f run inside the gate of every Messages request.
-func SetTestHookGate(s *Server, f func()) { s.testHookGate = f }
+// SetTestHook makes f run at the start of each stage of every Messages
+// request ("gate", "project", "probe", "response", "record"), to fault it.
+// A nil f removes the hook.
+func SetTestHook(s *Server, f func(stage string)) {
+	if f == nil {
+		s.testHook.Store(nil)
+		return
+	}
+	s.testHook.Store(&f)
+}

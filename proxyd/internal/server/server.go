@@ -11,9 +11,23 @@
 //   - A panic or error in gating, projection or measurement forwards the
 //     original request and is counted as a fail-open (health and ledger).
 //   - Every gated request gets one ledger row with the billed usage and the
-//     count_tokens counterfactual of the original body, or null and why.
+//     count_tokens counterfactual of the original body, or null and why;
+//     a context's rows are written in the order its requests arrived.
 //     Other requests cost nothing beyond the gate's look at the body (and,
 //     with the conversation log on, a tee of the response for usage).
+//   - A request body is read once, parsed without a copy, never modified,
+//     and validated at most once (gate.Body), in the background for a gated
+//     request.
+//
+// A Messages request goes down one line (serveMessages): the gate reads it
+// into a request value (path.go), the projection stage decides what is
+// served, the upstream stage streams the answer through a usage tee
+// (upstream.go), and the request's recorder (record.go), started at the
+// gate, probes count_tokens, takes the finished exchange and writes the
+// row. The request value is read-only after the gate; the exchange belongs
+// to the ServeHTTP goroutine until it is handed to the recorder, which alone
+// builds the row. Every stage recovers its own panics, and the hand-off is
+// deferred, so no fault leaves a recorder (or Serve's drain) waiting.
 package server
 
 import (
@@ -35,11 +49,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
 
-	"github.com/synaxi/synaxi/internal/ledger"
-	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
@@ -75,10 +86,13 @@ type Server struct {
 	probeFailures, ledgerErrors, visibilityErrors   atomic.Int64
 	active, lastActive                              atomic.Int64
 	pending                                         sync.WaitGroup
-	testHookGate                                    func() // tests only: runs inside the gate, to fault it
-	cfMu                                            sync.Mutex
-	previous                                        map[string]int64         // context → last counterfactual
-	tails                                           map[string]chan struct{} // context → its latest exchange's recorded
+	testHook                                        atomic.Pointer[func(stage string)] // tests only: runs at each stage, to fault it
+
+	// Ledger order: each context's latest recorder, and its last
+	// counterfactual (record.go).
+	orderMu  sync.Mutex
+	tails    map[string]chan struct{} // context → closed when its latest row is written
+	previous map[string]int64         // context → its last counterfactual
 }
 
 // NewTransport is the upstream transport: the default one, except that it
@@ -144,41 +158,6 @@ func New(o Options) (*Server, error) {
 // Rewrite mode.
 var forwardedHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
-type exchangeKey struct{}
-
-// exchange is one Messages request on its way through.
-type exchange struct {
-	id             string
-	start          time.Time
-	session, agent string
-	path           string
-	original       []byte
-	body           *gate.Body // original, parsed
-	served         []byte
-
-	gated, projected bool
-	failOpen         string // why the original was forwarded; "" when it was not a fault
-	stats            *ledger.ProjectionStats
-	firstRequest     bool
-
-	// Rows of one context are recorded in request order: record waits for
-	// after (the context's previous exchange) and closes recorded.
-	after, recorded chan struct{}
-
-	probeDone      chan struct{} // closed when the probe has answered
-	counterfactual *int64
-	probeNull      string
-	visDone        chan struct{} // closed when the visibility export is written; nil if none
-
-	// Set while the response passes, on the ServeHTTP goroutine.
-	status       int
-	upstreamID   string
-	collector    *measure.Collector
-	complete     bool
-	measureFault string
-	proxyErr     string
-}
-
 // ServeHTTP forwards one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.active.Add(1)
@@ -197,35 +176,49 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.proxy.ServeHTTP(w, r)
 		return
 	}
-	body, err := readBody(r)
+	raw, err := readBody(r)
 	if err != nil {
 		// The client stopped sending; there is nobody to answer.
 		s.log.Debug("read request body", "path", r.URL.Path, "err", err)
 		return
 	}
 	if isCount {
-		setBody(r, s.rewriteModel(body))
+		setBody(r, s.withModel(raw, gate.Parse(raw).Valid))
 		s.proxy.ServeHTTP(w, r)
 		return
 	}
 	s.messages.Add(1)
-	x := s.prepare(r, body)
-	setBody(r, x.served)
-	if !x.gated && s.o.ConvLog == nil {
-		s.proxy.ServeHTTP(w, r) // nothing to record
+	s.serveMessages(w, r, raw)
+}
+
+// serveMessages takes one Messages request down its path: gate, then
+// projection or pass-through, the upstream, usage, and the ledger. The
+// request is read once (gate); what is served is decided once (project);
+// the upstream's answer is gathered as it passes (upstream.go); the row is
+// built and written by the request's recorder (record.go), which is handed
+// the finished exchange even when a stage panics.
+func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, raw []byte) {
+	req := s.gate(r, raw)
+	if !req.gated && s.o.ConvLog == nil {
+		// Nothing to record: the original goes up as it came.
+		setBody(r, s.withModel(raw, req.body.Valid))
+		s.proxy.ServeHTTP(w, r)
 		return
 	}
-	r = r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x))
-	s.pending.Add(1) // before any response byte, so Wait never misses the row
-	defer s.finish(x)
-	s.proxy.ServeHTTP(w, r)
+	handOff := s.startRecorder(context.WithoutCancel(r.Context()), req)
+	x := &exchange{req: req}
+	defer func() { handOff <- x }() // after a panic too (ReverseProxy aborts a cut stream with one)
+	x.served = s.project(r.Context(), req)
+	setBody(r, x.served.body)
+	s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
 }
 
 // maxPrealloc bounds the buffer allocated up front from Content-Length.
 const maxPrealloc = 64 << 20
 
 // readBody reads the whole request body, sized from Content-Length when the
-// client sent one.
+// client sent one. The bytes are never modified afterwards: the parse and
+// everything the projection engine remembers point into them.
 func readBody(r *http.Request) ([]byte, error) {
 	defer r.Body.Close()
 	if n := r.ContentLength; n > 0 && n <= maxPrealloc {
@@ -246,101 +239,11 @@ func setBody(r *http.Request, b []byte) {
 	r.TransferEncoding = nil
 }
 
-// prepare gates and projects one Messages request. Whatever goes wrong, x
-// comes back ready to forward the original body.
-func (s *Server) prepare(r *http.Request, body []byte) (x *exchange) {
-	x = &exchange{id: newID(), start: time.Now(), path: r.URL.Path, original: body, served: body}
-	defer func() {
-		if v := recover(); v != nil {
-			s.failOpen(x, fmt.Sprintf("panic in gate: %v", v))
-			x.served = body
-			// Whether it was a worker request is unknown: record it as
-			// gated, unmeasured, so the fault leaves a ledger row.
-			if !x.gated {
-				x.gated = true
-				s.gated.Add(1)
-			}
-			if x.probeDone == nil {
-				x.probeDone = make(chan struct{})
-				x.probeNull = "not measured: " + x.failOpen
-				close(x.probeDone)
-			}
-		}
-	}()
-	if s.testHookGate != nil {
-		s.testHookGate()
-	}
-	x.body = gate.Parse(body)
-	x.session = gate.Session(r.Header, x.body)
-	x.agent = gate.Agent(r.Header)
-	x.gated = s.o.Rule.Gated(r.Method, r.URL.Path, x.body)
-	if x.gated {
-		s.gated.Add(1)
-		x.firstRequest = gjson.GetBytes(body, "messages.#").Int() == 1
-		s.enqueue(x)
-		s.startProbe(r, x)
-		s.project(r, x)
-	}
-	x.served = s.rewriteModel(x.served)
-	return x
-}
-
-func (s *Server) project(r *http.Request, x *exchange) {
-	if !x.body.Valid() {
-		// The projector only ever sees valid JSON; the upstream answers
-		// the malformed original as it would without the proxy.
-		s.failOpen(x, "gated request body is not valid JSON")
-		return
-	}
-	out, err := gate.Run(r.Context(), s.o.Projector, &gate.Input{
-		Body: x.body, Session: x.session, Agent: x.agent, Header: r.Header.Clone(),
-	})
-	if err != nil {
-		var pe *gate.PanicError
-		if errors.As(err, &pe) {
-			s.log.Error("projection panic", "id", x.id, "panic", pe.Value, "stack", string(pe.Stack))
-		}
-		s.failOpen(x, err.Error())
-		return
-	}
-	x.projected = true
-	s.projected.Add(1)
-	x.served = out.Body
-	stats := out.Stats
-	x.stats = &stats
-	if v := out.Visibility; v != nil {
-		v.Session, v.Agent = x.session, x.agent
-		if v.Agent == "" {
-			v.Agent = visibility.MainAgent
-		}
-		if v.Updated.IsZero() {
-			v.Updated = time.Now()
-		}
-		x.visDone = make(chan struct{})
-		go func() {
-			defer close(x.visDone)
-			if err := visibility.Write(s.o.Dirs, v); err != nil {
-				s.visibilityErrors.Add(1)
-				s.log.Warn("write visibility export", "id", x.id, "err", err)
-			}
-		}()
-	}
-}
-
-func (s *Server) failOpen(x *exchange, reason string) {
-	if x.failOpen == "" {
-		s.failOpens.Add(1)
-	}
-	x.failOpen = reason
-	x.projected = false
-	x.stats = nil
-	s.log.Warn("fail-open: forwarding the original request", "id", x.id, "reason", reason)
-}
-
-// rewriteModel applies proxy.upstream_model; a body that is not a JSON object
-// is forwarded as it is.
-func (s *Server) rewriteModel(body []byte) []byte {
-	if s.o.UpstreamModel == "" || !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+// withModel applies proxy.upstream_model to a request body; valid says
+// (and is only asked when a rewrite is configured) whether the body is
+// valid JSON. Anything but a JSON object is forwarded as it is.
+func (s *Server) withModel(body []byte, valid func() bool) []byte {
+	if s.o.UpstreamModel == "" || !valid() || !gate.Parse(body).JSON().IsObject() {
 		return body
 	}
 	out, err := sjson.SetBytes(body, "model", s.o.UpstreamModel)
@@ -350,269 +253,10 @@ func (s *Server) rewriteModel(body []byte) []byte {
 	return out
 }
 
-// startProbe asks count_tokens about the original body, concurrently with
-// the real call.
-func (s *Server) startProbe(r *http.Request, x *exchange) {
-	x.probeDone = make(chan struct{})
-	if !s.o.CountTokens {
-		x.probeNull = "count_tokens disabled (proxy.count_tokens = false)"
-		close(x.probeDone)
-		return
-	}
-	cb, err := measure.CountBody(s.rewriteModel(x.original))
-	if err != nil {
-		x.probeNull = "count_tokens body: " + err.Error()
-		close(x.probeDone)
-		return
-	}
-	h := r.Header.Clone()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), s.o.ProbeTimeout)
-	query := r.URL.RawQuery
-	go func() {
-		defer close(x.probeDone)
-		defer cancel()
-		defer func() {
-			if v := recover(); v != nil {
-				x.probeNull = fmt.Sprintf("count_tokens panic: %v", v)
-			}
-		}()
-		n, err := s.prober.Count(ctx, query, h, cb)
-		if err != nil {
-			x.probeNull = err.Error()
-			return
-		}
-		x.counterfactual = &n
-	}()
-}
-
-func (s *Server) modifyResponse(resp *http.Response) error {
-	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
-	if x == nil {
-		return nil
-	}
-	if x.projected && resp.StatusCode == http.StatusBadRequest {
-		s.retryOriginal(resp, x)
-	}
-	x.status = resp.StatusCode
-	x.upstreamID = resp.Header.Get("Request-Id")
-	x.collector = measure.NewCollector(resp.Header.Get("Content-Type"), resp.Header.Get("Content-Encoding"))
-	resp.Body = &tee{ReadCloser: resp.Body, x: x}
-	return nil
-}
-
-// retryOriginal handles an upstream 400 for a projected request: the
-// projection made a request the upstream rejects, so the original request is
-// sent instead (no response byte has reached the client yet) and the
-// exchange counts as a fail-open. If the retry cannot be sent, the 400 stands.
-func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
-	errBody, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	_ = resp.Body.Close()
-	reason := "upstream rejected the projected request: " + gjson.GetBytes(errBody, "error.message").String()
-	orig := s.rewriteModel(x.original)
-	req := resp.Request.Clone(resp.Request.Context())
-	setBody(req, orig)
-	retry, err := s.o.Transport.RoundTrip(req)
-	if err != nil {
-		s.log.Warn("retry with the original request", "id", x.id, "err", err)
-		resp.Body = io.NopCloser(bytes.NewReader(errBody))
-		return
-	}
-	s.failOpen(x, reason)
-	x.served = orig
-	retry.Request = resp.Request
-	*resp = *retry
-}
-
-// tee hands every byte read from the upstream to the collector. A panic in
-// measurement stops the tee, never the stream.
-type tee struct {
-	io.ReadCloser
-	x *exchange
-}
-
-func (t *tee) Read(p []byte) (int, error) {
-	n, err := t.ReadCloser.Read(p)
-	if n > 0 && t.x.measureFault == "" {
-		t.collect(p[:n])
-	}
-	if errors.Is(err, io.EOF) {
-		t.x.complete = true
-	}
-	return n, err
-}
-
-func (t *tee) collect(b []byte) {
-	defer func() {
-		if v := recover(); v != nil {
-			t.x.measureFault = fmt.Sprintf("panic in measurement: %v", v)
-		}
-	}()
-	_, _ = t.x.collector.Write(b)
-}
-
-func (s *Server) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
-	status, kind := http.StatusBadGateway, "api_error"
-	var ne net.Error
-	switch {
-	case r.Context().Err() != nil:
-		// The client went away; the upstream call was cancelled with it.
-		if x != nil {
-			x.status, x.proxyErr = 499, "client closed the request"
-		}
-		return
-	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
-		status, kind = http.StatusGatewayTimeout, "timeout_error"
-	}
-	if x != nil {
-		x.status, x.proxyErr = status, err.Error()
-	}
-	s.log.Warn("upstream unreachable", "path", r.URL.Path, "err", err)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	msg, _ := json.Marshal(fmt.Sprintf("synaxi-proxyd: upstream %s: %v", s.o.Upstream.Host, err))
-	fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%s}}`, kind, msg)
-}
-
-// finish records the exchange once the response is over. It returns at
-// once; the row is written after the probe answers.
-func (s *Server) finish(x *exchange) {
-	go func() {
-		defer s.pending.Done()
-		defer s.dequeue(x)
-		defer func() {
-			if v := recover(); v != nil {
-				s.ledgerErrors.Add(1)
-				s.log.Error("record exchange", "id", x.id, "panic", v)
-			}
-		}()
-		s.record(x)
-	}()
-}
-
-func (s *Server) record(x *exchange) {
-	res := measure.Result{Problem: x.proxyErr}
-	if x.collector != nil {
-		res = x.collector.Result(x.complete)
-	}
-	if x.measureFault != "" {
-		s.failOpens.Add(1)
-		if x.failOpen == "" {
-			x.failOpen = x.measureFault
-		}
-	}
-	row := &ledger.Row{
-		ID:             x.id,
-		Upstrm:         x.upstreamID,
-		Time:           x.start.UTC(),
-		Session:        x.session,
-		Agent:          x.agent,
-		Model:          res.Model,
-		Status:         x.status,
-		Projected:      x.projected,
-		FailOpen:       x.failOpen != "",
-		FailOpenReason: x.failOpen,
-		Usage:          res.Usage,
-		Projection:     x.stats,
-	}
-	if row.Model == "" {
-		row.Model = gjson.GetBytes(x.served, "model").Str
-	}
-	if x.visDone != nil {
-		<-x.visDone
-	}
-	if x.gated {
-		<-x.probeDone
-		row.Counterfactual, row.CounterfactualNull = x.counterfactual, x.probeNull
-		if row.Counterfactual == nil && row.CounterfactualNull == "" {
-			row.CounterfactualNull = "count_tokens gave no answer"
-		}
-		if row.Counterfactual == nil {
-			s.probeFailures.Add(1)
-		}
-		if x.after != nil {
-			<-x.after
-		}
-		row.CounterfactualCached = s.cached(x, row.Counterfactual)
-		if err := ledger.Record(s.o.Dirs, row); err != nil {
-			s.ledgerErrors.Add(1)
-			s.log.Error("write ledger row", "id", x.id, "err", err)
-		}
-	}
-	if s.o.ConvLog != nil {
-		s.logConversation(x, row, res)
-	}
-}
-
-// context names the conversation context of x: its session and agent.
-func (x *exchange) context() string { return x.session + "\x00" + x.agent }
-
-// enqueue makes x its context's latest exchange, to be recorded after the
-// one before it. Responses end in any order (the client may send the next
-// request before the previous row is written), but the ledger and the
-// cached counterfactual follow the order the requests arrived in.
-func (s *Server) enqueue(x *exchange) {
-	key := x.context()
-	x.recorded = make(chan struct{})
-	s.cfMu.Lock()
-	defer s.cfMu.Unlock()
-	x.after = s.tails[key]
-	s.tails[key] = x.recorded
-}
-
-// dequeue marks x recorded, releasing the context's next exchange.
-func (s *Server) dequeue(x *exchange) {
-	if x.recorded == nil {
-		return
-	}
-	key := x.context()
-	s.cfMu.Lock()
-	defer s.cfMu.Unlock()
-	if s.tails[key] == x.recorded {
-		delete(s.tails, key)
-	}
-	close(x.recorded)
-}
-
-// cached returns the counterfactual a perfect prefix cache would have read
-// for this request: the context's previous counterfactual, 0 for a
-// conversation's first request, nil when unknown. It remembers cf.
-func (s *Server) cached(x *exchange, cf *int64) *int64 {
-	key := x.context()
-	s.cfMu.Lock()
-	defer s.cfMu.Unlock()
-	var out *int64
-	if x.firstRequest {
-		out = new(int64)
-	} else if prev, ok := s.previous[key]; ok {
-		out = &prev
-	}
-	if cf != nil {
-		if len(s.previous) >= 10000 {
-			clear(s.previous)
-		}
-		s.previous[key] = *cf
-	}
-	return out
-}
-
-func (s *Server) logConversation(x *exchange, row *ledger.Row, res measure.Result) {
-	e := &convlog.Entry{
-		Time: row.Time, ID: x.id, Session: x.session, Agent: x.agent, Path: x.path,
-		Status: row.Status, Gated: x.gated, Projected: x.projected, FailOpen: x.failOpen,
-		Original: convlog.Summarize(x.original), Projection: x.stats, Problem: res.Problem,
-		Millis: time.Since(x.start).Milliseconds(),
-	}
-	if res.Known {
-		u := res.Usage
-		e.Usage = &u
-	}
-	if !bytes.Equal(x.served, x.original) {
-		sum := convlog.Summarize(x.served)
-		e.Served = &sum
-	}
-	if err := s.o.ConvLog.Write(e); err != nil {
-		s.log.Warn("write conversation log", "id", x.id, "err", err)
+// hook runs the test hook for a stage, if any.
+func (s *Server) hook(stage string) {
+	if f := s.testHook.Load(); f != nil {
+		(*f)(stage)
 	}
 }
 

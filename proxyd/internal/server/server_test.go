@@ -19,6 +19,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
@@ -426,7 +427,11 @@ func TestFailOpen(t *testing.T) {
 func TestGatePanicFailsOpen(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up.URL, nil)
-	server.SetTestHookGate(p.Server, func() { panic("gate fault") })
+	server.SetTestHook(p.Server, func(stage string) {
+		if stage == "gate" {
+			panic("gate fault")
+		}
+	})
 	for _, body := range [][]byte{workerBody(`[{"role":"user","content":"x"}]`), []byte(`{"model":"m","messages":[]}`)} {
 		resp, got := do(t, rawClient(), "POST", p.URL+"/v1/messages", claudeHeaders(), body)
 		assert.Equal(t, 200, resp.StatusCode)
@@ -509,7 +514,7 @@ func TestRowsFollowRequestOrder(t *testing.T) {
 	rows := p.rows(t)
 	require.Len(t, rows, 2)
 	cf := func(b []byte) int64 {
-		n, err := measure.CountBody(b)
+		n, err := measure.CountBody(gjson.ParseBytes(b))
 		require.NoError(t, err)
 		return int64(len(n))
 	}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/proxyd/internal/convlog"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/measure"
+)
+
+// startRecorder starts the goroutine that owns req's ledger row (and
+// conversation log entry) and returns the channel to hand it the finished
+// exchange on; the send never blocks. The recorder asks count_tokens about
+// the original at once, beside the real call, then waits for the exchange,
+// then for the row of the request before it in the same context, and writes.
+// Wait covers it from here.
+func (s *Server) startRecorder(ctx context.Context, req *request) chan<- *exchange {
+	handOff := make(chan *exchange, 1)
+	var after <-chan struct{}
+	var written chan struct{}
+	if req.gated {
+		after, written = s.enqueue(req)
+	}
+	s.pending.Add(1)
+	go s.record(ctx, req, handOff, after, written)
+	return handOff
+}
+
+// counterfactual is count_tokens' answer for the original body, or why
+// there is none.
+type counterfactual struct {
+	tokens *int64
+	null   string
+}
+
+func (s *Server) record(ctx context.Context, req *request, handOff <-chan *exchange, after <-chan struct{}, written chan struct{}) {
+	defer s.pending.Done()
+	defer s.dequeue(req, written) // the context's next row may go, whatever happens here
+	defer func() {
+		if v := recover(); v != nil {
+			s.ledgerErrors.Add(1)
+			s.log.Error("record exchange", "id", req.id, "panic", v)
+		}
+	}()
+	var cf counterfactual
+	if req.gated {
+		cf = s.probe(ctx, req)
+	}
+	x := <-handOff
+	s.hook("record")
+	a := x.answer
+	res := measure.Result{Problem: a.proxyErr}
+	if a.collector != nil {
+		res = a.collector.Result(a.complete)
+	}
+	failOpen := x.served.failOpen
+	if a.measureFault != "" {
+		s.failOpens.Add(1)
+		if failOpen == "" {
+			failOpen = a.measureFault
+		}
+	}
+	row := &ledger.Row{
+		ID:             req.id,
+		Upstrm:         a.upstreamID,
+		Time:           req.start.UTC(),
+		Session:        req.session,
+		Agent:          req.agent,
+		Model:          res.Model,
+		Status:         a.status,
+		Projected:      x.served.projected,
+		FailOpen:       failOpen != "",
+		FailOpenReason: failOpen,
+		Usage:          res.Usage,
+		Projection:     x.served.stats,
+	}
+	if row.Model == "" {
+		row.Model = gjson.GetBytes(x.served.body, "model").Str
+	}
+	if req.gated {
+		row.Counterfactual, row.CounterfactualNull = cf.tokens, cf.null
+		if cf.tokens == nil {
+			s.probeFailures.Add(1)
+		}
+		if after != nil {
+			<-after
+		}
+		row.CounterfactualCached = s.cached(req, cf.tokens)
+		if err := ledger.Record(s.o.Dirs, row); err != nil {
+			s.ledgerErrors.Add(1)
+			s.log.Error("write ledger row", "id", req.id, "err", err)
+		}
+	}
+	if s.o.ConvLog != nil {
+		s.logConversation(x, row, res)
+	}
+}
+
+// probe asks count_tokens what the original body costs. It never panics.
+func (s *Server) probe(ctx context.Context, req *request) (cf counterfactual) {
+	switch {
+	case req.fault != "":
+		return counterfactual{null: "not measured: " + req.fault}
+	case !s.o.CountTokens:
+		return counterfactual{null: "count_tokens disabled (proxy.count_tokens = false)"}
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			cf = counterfactual{null: fmt.Sprintf("count_tokens panic: %v", v)}
+		}
+	}()
+	s.hook("probe")
+	if !req.body.Valid() {
+		return counterfactual{null: "count_tokens body: " + measure.ErrNotObject.Error()}
+	}
+	body, err := measure.CountBody(req.body.JSON())
+	if err != nil {
+		return counterfactual{null: "count_tokens body: " + err.Error()}
+	}
+	body = s.withModel(body, func() bool { return true })
+	ctx, cancel := context.WithTimeout(ctx, s.o.ProbeTimeout)
+	defer cancel()
+	n, err := s.prober.Count(ctx, req.query, req.header, body)
+	if err != nil {
+		return counterfactual{null: err.Error()}
+	}
+	return counterfactual{tokens: &n}
+}
+
+// enqueue makes req its context's latest gated request: its row is written
+// after the row of the one before it (after), and written is closed once
+// its own is. Responses end in any order (the client may send the next
+// request before the previous row is written), but the ledger and the
+// cached counterfactual follow the order the requests arrived in.
+func (s *Server) enqueue(req *request) (after <-chan struct{}, written chan struct{}) {
+	key := req.context()
+	written = make(chan struct{})
+	s.orderMu.Lock()
+	defer s.orderMu.Unlock()
+	after = s.tails[key]
+	s.tails[key] = written
+	return after, written
+}
+
+// dequeue marks req's row written, releasing the context's next request.
+func (s *Server) dequeue(req *request, written chan struct{}) {
+	if written == nil {
+		return
+	}
+	key := req.context()
+	s.orderMu.Lock()
+	defer s.orderMu.Unlock()
+	if s.tails[key] == written {
+		delete(s.tails, key)
+	}
+	close(written)
+}
+
+// cached returns the counterfactual a perfect prefix cache would have read
+// for this request: the context's previous counterfactual, 0 for a
+// conversation's first request, nil when unknown. It remembers cf.
+func (s *Server) cached(req *request, cf *int64) *int64 {
+	first := req.fault == "" && req.body.JSON().Get("messages.#").Int() == 1
+	key := req.context()
+	s.orderMu.Lock()
+	defer s.orderMu.Unlock()
+	var out *int64
+	if first {
+		out = new(int64)
+	} else if prev, ok := s.previous[key]; ok {
+		out = &prev
+	}
+	if cf != nil {
+		if len(s.previous) >= 10000 {
+			clear(s.previous)
+		}
+		s.previous[key] = *cf
+	}
+	return out
+}
+
+func (s *Server) logConversation(x *exchange, row *ledger.Row, res measure.Result) {
+	req := x.req
+	e := &convlog.Entry{
+		Time: row.Time, ID: req.id, Session: req.session, Agent: req.agent, Path: req.path,
+		Status: row.Status, Gated: req.gated, Projected: x.served.projected, FailOpen: row.FailOpenReason,
+		Original: convlog.Summarize(req.body), Projection: x.served.stats, Problem: res.Problem,
+		Millis: time.Since(req.start).Milliseconds(),
+	}
+	if res.Known {
+		u := res.Usage
+		e.Usage = &u
+	}
+	if !bytes.Equal(x.served.body, req.body.Bytes()) {
+		sum := convlog.Summarize(gate.Parse(x.served.body))
+		e.Served = &sum
+	}
+	if err := s.o.ConvLog.Write(e); err != nil {
+		s.log.Warn("write conversation log", "id", req.id, "err", err)
+	}
+}
