@@ -175,6 +175,9 @@ func route(s string) string {
 	return profile.Expectations
 }
 
+// setupCmd are shell commands that only prepare the one that follows.
+var setupCmd = map[string]bool{"cd": true, "pushd": true, "export": true, "source": true, ".": true, "set": true, "true": true}
+
 // wordRE is a command word safe to keep: a program or subcommand name, never
 // an argument that could carry a host, path or secret.
 var wordRE = lazy(`^[a-z][a-z0-9_.:]{0,30}$`)
@@ -212,7 +215,15 @@ func describeTool(name string, input json.RawMessage) string {
 			Command string `json:"command"`
 		}
 		_ = json.Unmarshal(input, &in)
-		f := strings.Fields(in.Command)
+		// The first command that does something: "cd repo && git
+		// commit …" describes as git commit.
+		var f []string
+		for _, seg := range strings.FieldsFunc(in.Command, func(r rune) bool { return r == '&' || r == ';' || r == '|' || r == '\n' }) {
+			f = strings.Fields(seg)
+			if len(f) > 0 && !setupCmd[f[0]] {
+				break
+			}
+		}
 		var words []string
 		for _, w := range f {
 			if len(words) == 2 || !wordRE.MatchString(w) {

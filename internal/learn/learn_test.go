@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -238,6 +239,53 @@ func TestRepeatedToolFailures(t *testing.T) {
 	}
 	assert.Equal(t, "kept retrying failing Bash calls instead of stopping to rethink", dims[profile.AIFailures])
 	assert.Contains(t, dims, profile.Guards)
+}
+
+func TestApprovalsAndTriggers(t *testing.T) {
+	kept, _ := extract(t, session(t, "s1", "/repo",
+		[2]string{"bash", "go test ./..."}, [2]string{"user", "perfect"},
+		[2]string{"bash", "git push --force"}, [2]string{"user", "NO, never force push"},
+		[2]string{"user", "perfect"}, // nothing happened before it: nothing learned
+	))
+	var got []string
+	for _, o := range kept {
+		got = append(got, o.Dimension+": "+o.Text)
+	}
+	assert.Equal(t, []string{
+		"expectations: approves when the assistant runs go test",
+		"guards: never force push",
+		"triggers: reacts strongly when the assistant runs git push",
+	}, got)
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestMClaudeGolden pins what the embedded extractor learns from the
+// m-claude fixture; run with -update after an intended change and review
+// the diff.
+func TestMClaudeGolden(t *testing.T) {
+	kept, d := extract(t, "testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl")
+	type row struct {
+		Line      int    `json:"line"`
+		Dimension string `json:"dimension"`
+		Text      string `json:"text"`
+		Quote     string `json:"quote"`
+		Context   string `json:"context,omitempty"`
+	}
+	var rows []row
+	for _, o := range kept {
+		ev := o.Evidence[0]
+		rows = append(rows, row{d.Turn(ev.UUID).Line, o.Dimension, o.Text, ev.Quote, ev.Context})
+	}
+	got, err := json.MarshalIndent(rows, "", "  ")
+	require.NoError(t, err)
+	golden := "testdata/m-claude.golden.json"
+	if *update {
+		require.NoError(t, os.WriteFile(golden, append(got, '\n'), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run the test with -update to create it")
+	assert.Equal(t, string(want), string(got)+"\n")
 }
 
 // Peers' memory pollution: rules mined from the client's own injected turns.

@@ -71,8 +71,10 @@ type Drainer struct {
 	Store     *profile.Store
 	Config    config.Ingest
 	Extractor learn.Extractor
-	// Publish runs after every saved profile version (nil: nothing to do).
-	// Its failure is logged; the profile change stands.
+	// Publish runs once after each pass over the queue that saved a new
+	// profile version (nil: nothing to do), so a backlog is published once,
+	// not once per session. Its failure is logged; the profile change
+	// stands.
 	Publish func(ctx context.Context) error
 	// MaxWait is the longest a drain stays to retry a job whose backoff has
 	// not run out; a longer wait is left to the next drain.
@@ -105,6 +107,8 @@ func New(d xdg.Dirs, cfg config.Config, getenv func(string) string, log io.Write
 // Stats says what a drain did.
 type Stats struct {
 	Done, Failed, Dead int
+	Published          int // publications run
+	latest             int // newest profile version saved, not yet published
 }
 
 // Drain works until no job is due, then releases the lock and checks once
@@ -125,6 +129,7 @@ func (dr *Drainer) Drain(ctx context.Context) (Stats, error) {
 		}
 		err = dr.work(ctx, &st)
 		lk.Unlock()
+		dr.publish(ctx, &st)
 		if err != nil {
 			return st, err
 		}
@@ -200,11 +205,19 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	}
 	st.Done++
 	dr.logf("session %s: %d proposed, %d kept, %d rejected, profile v%d", j.Session, res.Proposed, len(res.Kept), len(res.Rejected), res.Version)
-	if res.Version > 0 && dr.Publish != nil {
-		if err := dr.Publish(ctx); err != nil {
-			dr.logf("publish after v%d: %v", res.Version, err)
-		}
+	st.latest = max(st.latest, res.Version)
+}
+
+// publish runs Publish if a version was saved since the last time.
+func (dr *Drainer) publish(ctx context.Context, st *Stats) {
+	if st.latest == 0 || dr.Publish == nil {
+		return
 	}
+	if err := dr.Publish(ctx); err != nil {
+		dr.logf("publish after v%d: %v", st.latest, err)
+	}
+	st.latest = 0
+	st.Published++
 }
 
 // Permanent reports whether retrying err cannot help: the transcript is
