@@ -38,12 +38,14 @@ var whyRE = regexp.MustCompile(`why: the user said ("(?:[^"\\]|\\.)*") \(session
 // detached drain learns a profile entry from the correction; the next
 // session's first request to the upstream carries the guard derived from
 // it, with the user's quote, which is found verbatim in a human-typed turn
-// of the first session's transcript (and the MCP profile tool shows it with
-// its evidence). `synaxi profile rollback` removes it:
-// the session after that no longer carries it. The opt-in AGENTS.md writer
-// runs along and is retracted with it.
+// of the first session's transcript. The default path alone delivers it:
+// no file of the user's is written until the opt-in AGENTS.md writer is
+// turned on before that session ends. The synaxi-worker the session
+// delegates to gets the guard at SubagentStart, and the MCP profile tool
+// shows it with its evidence. `synaxi profile rollback` removes it, from
+// AGENTS.md too: the session after that no longer carries it.
 func TestLearningLoopRealClient(t *testing.T) {
-	c := newClient(t, "SYNAXI_GUIDANCE_WRITERS=agents")
+	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
 	e := c.e
 	d := envXDG(e)
 	store := profile.Open(guidance.ProfileDir(d))
@@ -79,17 +81,31 @@ func TestLearningLoopRealClient(t *testing.T) {
 	assert.Equal(t, profile.Guards, entry.Dimension)
 	assert.Equal(t, e.Work, entry.Project, "a project entry of the session's repository root")
 	agents := filepath.Join(e.Work, "AGENTS.md")
-	waitFor(t, "AGENTS.md carries the guard", func() bool {
-		b, err := os.ReadFile(agents)
-		return err == nil && strings.Contains(string(b), guardText)
-	})
+	assert.NoFileExists(t, agents, "by default nothing is written into the user's files")
+	// Turn the AGENTS.md writer on now: the drain after session 2 writes
+	// it, and the rollback below must retract it. (Claude Code also loads
+	// AGENTS.md as project instructions, so during session 2 the guard can
+	// only come from the SessionStart hook; checked below.)
+	require.NoError(t, os.MkdirAll(d.Config, 0o700))
+	require.NoError(t, os.WriteFile(d.ConfigFile(), []byte("[guidance]\nwriters = \"agents\"\n"), 0o600))
 
 	// Session 2: its first request to the upstream carries the guard and
 	// the user's words, traceable to the first session's transcript.
-	// Its agent also asks the MCP profile tool what was learned here.
-	ask := newScript(step{name: "profile", use: fakeapi.ToolUse{Name: "mcp__plugin_synaxi_synaxi__profile",
-		Input: map[string]any{"query": "database"}}})
+	// Its agent also asks the MCP profile tool what was learned here, then
+	// delegates to the synaxi-worker, which gets the guidance as well.
+	ask := newScript(
+		step{name: "profile", use: fakeapi.ToolUse{Name: "mcp__plugin_synaxi_synaxi__profile",
+			Input: map[string]any{"query": "database"}}},
+		step{name: "delegate", use: fakeapi.ToolUse{Name: "Agent", Input: map[string]any{
+			"subagent_type": "synaxi:synaxi-worker", "description": "Write the store tests",
+			"prompt": "## Goal\nWrite the store tests.\n\n## Proof\n`go test ./store`"}}},
+	)
 	ask.final = "Noted."
+	worker := newScript()
+	worker.final = "Done."
+	c.mu.Lock()
+	c.worker = worker
+	c.mu.Unlock()
 	sess2 := c.run(t, ask, "What should I keep in mind here?")
 	tool := ask.results(t)["profile"]
 	assert.False(t, tool.IsError, tool.Result)
@@ -100,14 +116,29 @@ func TestLearningLoopRealClient(t *testing.T) {
 	require.NotEmpty(t, reqs)
 	text := requestText(t, reqs[0].Body)
 	require.Contains(t, text, guardText, "activation: the first request of the next session carries the learned guard")
+	assert.NotContains(t, text, "AGENTS.md (project instructions", "delivered by the SessionStart hook, not a file")
 	g := text[strings.Index(text, guidance.Heading):]
 	t.Logf("session 2, first request, the guidance:\n%.1200s", g)
 	assert.Contains(t, text, "["+entry.ID+"]", "the guard cites the profile entry")
+	var workerReqs []*fakeapi.Request
+	for _, r := range reqs {
+		if strings.Contains(systemText(t, r.Body), workerSentinel) {
+			workerReqs = append(workerReqs, r)
+		}
+	}
+	require.NotEmpty(t, workerReqs, "the worker ran")
+	wt := requestText(t, workerReqs[0].Body)
+	assert.Contains(t, wt, guardText, "the worker's first request carries the guard too (SubagentStart)")
+	assert.NotContains(t, wt, "AGENTS.md (project instructions")
 	quote, session, msg := whyOf(t, text, guardText)
 	assert.Equal(t, sess1, session, "the evidence names the first session")
 	assert.Contains(t, correction, quote, "the quote is the user's words")
 	assertHumanTurn(t, e, sess1, quote, msg)
 	waitIngested(t, store, sess2, learned)
+	waitFor(t, "the drain after session 2 writes AGENTS.md", func() bool {
+		b, err := os.ReadFile(agents)
+		return err == nil && strings.Contains(string(b), guardText) && strings.Contains(string(b), guidance.EndMarker)
+	})
 
 	// Roll back to the version before the correction: the guard is gone
 	// from the published guidance and from AGENTS.md (which synaxi

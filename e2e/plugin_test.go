@@ -99,11 +99,12 @@ func TestPluginManifests(t *testing.T) {
 		matcher string
 		runs    []string
 	}{
-		"SessionStart": {"", []string{"synaxi-session start"}},
-		"PreCompact":   {"", []string{"synaxi-session precompact"}},
-		"SessionEnd":   {"", []string{"synaxi-session end", "synaxi-ingest"}},
-		"PreToolUse":   {"Read|Bash", []string{"synaxi-noreread pre"}},
-		"PostToolUse":  {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
+		"SessionStart":  {"", []string{"synaxi-session start"}},
+		"SubagentStart": {"synaxi:synaxi-worker", []string{"synaxi-session substart"}},
+		"PreCompact":    {"", []string{"synaxi-session precompact"}},
+		"SessionEnd":    {"", []string{"synaxi-session end", "synaxi-ingest"}},
+		"PreToolUse":    {"Read|Bash", []string{"synaxi-noreread pre"}},
+		"PostToolUse":   {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	for event, w := range want {

@@ -42,6 +42,12 @@ func WriteSessionContext(w io.Writer, context, message string) error {
 	return write(w, o)
 }
 
+// WriteSubagentContext writes SubagentStart additional context for the
+// subagent's model.
+func WriteSubagentContext(w io.Writer, context string) error {
+	return write(w, output{HookSpecificOutput: &specific{HookEventName: "SubagentStart", AdditionalContext: clip(context)}})
+}
+
 func write(w io.Writer, o output) error {
 	data, err := json.Marshal(o)
 	if err != nil {

@@ -67,6 +67,16 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	}
 	out, _ = w.run(t, "start", input("resume", sub))
 	assert.Empty(t, out, "a resumed session already has it")
+
+	// The worker subagent gets it at SubagentStart.
+	out, _ = w.run(t, "substart", map[string]any{"session_id": "sess-7", "hook_event_name": "SubagentStart",
+		"agent_id": "a1", "agent_type": "synaxi:synaxi-worker", "cwd": sub})
+	var sub1 struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &sub1), out)
+	assert.Equal(t, "SubagentStart", sub1.HookSpecificOutput.HookEventName)
+	assert.Contains(t, sub1.HookSpecificOutput.AdditionalContext, "NEVER mock the database.")
 	out, _ = w.run(t, "start", input("startup", t.TempDir()))
 	assert.Empty(t, out, "another project gets only global entries, and there are none")
 
@@ -90,6 +100,8 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	_, err = store.Reset()
 	require.NoError(t, err)
 	out, _ = w.run(t, "start", input("startup", sub))
+	assert.Empty(t, out)
+	out, _ = w.run(t, "substart", map[string]any{"session_id": "sess-7", "agent_id": "a2", "cwd": sub})
 	assert.Empty(t, out)
 
 	// Turned off by config.

@@ -7,6 +7,8 @@
 //	                           and it is down (waiting at most about 1 s),
 //	                           and give the model the guidance learned for
 //	                           this project (docs/ingest.md)
+//	synaxi-session substart    SubagentStart (the synaxi-worker): give the
+//	                           worker that same guidance
 //	synaxi-session precompact  PreCompact: reset the no-reread records
 //	synaxi-session end         SessionEnd: mark the record ended, at once
 //
@@ -57,7 +59,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 0
 	}
 	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: synaxi-session start|precompact|end  (hook input on stdin)")
+		fmt.Fprintln(stderr, "usage: synaxi-session start|substart|precompact|end  (hook input on stdin)")
 		return 0
 	}
 	if err := hook(ctx, args[0], stdin, stdout, getenv); err != nil {
@@ -89,8 +91,10 @@ func hook(ctx context.Context, mode string, stdin io.Reader, stdout io.Writer, g
 		return reads.New(d, cfg.NoReread).ResetSession(in.SessionID)
 	case "start":
 		return start(ctx, d, in, now, stdout, getenv)
+	case "substart":
+		return substart(d, in, stdout)
 	}
-	return fmt.Errorf("unknown mode %q (want start, precompact or end)", mode)
+	return fmt.Errorf("unknown mode %q (want start, substart, precompact or end)", mode)
 }
 
 // loadConfig falls back to the defaults when the file is broken: the
@@ -135,4 +139,13 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		}
 	}
 	return err
+}
+
+// substart gives a starting subagent the learned guidance.
+func substart(d xdg.Dirs, in *hookio.Input, stdout io.Writer) error {
+	guide, err := session.SubagentGuidance(d, loadConfig(d).Guidance, in)
+	if err != nil || guide == "" {
+		return err
+	}
+	return hookio.WriteSubagentContext(stdout, guide)
 }

@@ -20,3 +20,10 @@ func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error)
 	}
 	return guidance.ForSession(d, cfg, in.Cwd)
 }
+
+// SubagentGuidance is the same guidance for a subagent that starts (the
+// hook's matcher picks which: the synaxi-worker, which writes the code the
+// guards are about). Its cwd decides the project.
+func SubagentGuidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error) {
+	return guidance.ForSession(d, cfg, in.Cwd)
+}
