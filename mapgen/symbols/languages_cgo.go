@@ -24,7 +24,7 @@ var (
 // treeSitter holds the languages parsed with tree-sitter, by name. Grammars
 // and queries load on first use.
 var treeSitter = map[string]*tsLang{
-	"python": {name: "python", grammar: python.GetLanguage},
+	"python": {name: "python", queries: []string{"python.scm"}, grammar: python.GetLanguage},
 	"typescript": {name: "typescript", queries: []string{"ecmascript.scm", "typescript.scm"}, grammar: typescript.GetLanguage, wrappers: []string{"export_statement"},
 		comments: slashComments, methodIn: typeParents, sigSkip: []string{"decorator"}},
 	"tsx": {name: "tsx", queries: []string{"ecmascript.scm", "typescript.scm"}, grammar: tsx.GetLanguage, wrappers: []string{"export_statement"},

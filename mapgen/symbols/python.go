@@ -15,7 +15,7 @@ func parsePython(src []byte) File {
 		if root.HasError() {
 			f.Err = syntaxError(root)
 		}
-		py := pyFile{src: src, defining: map[uintptr]bool{}}
+		py := pyFile{src: src, lines: newLineIndex(src), defining: map[uintptr]bool{}}
 		f.Defs = py.block(root, "")
 		r := newRefs()
 		imports := map[string]bool{}
@@ -34,10 +34,13 @@ func parsePython(src []byte) File {
 
 type pyFile struct {
 	src      []byte
+	lines    lineIndex
 	defining map[uintptr]bool // node ids of identifiers that name a definition
 }
 
 func (py *pyFile) text(n *sitter.Node) string { return n.Content(py.src) }
+
+func (py *pyFile) line(n *sitter.Node) int { return py.lines.line(n.StartByte()) }
 
 // block collects the definitions directly inside a module, class body or
 // function body; class is the enclosing class's name, if any.
@@ -233,30 +236,29 @@ func (py *pyFile) docstring(body *sitter.Node) string {
 // refs counts identifier uses (attribute names included) other than the
 // names being defined and self/cls, and collects imported modules.
 func (py *pyFile) refs(root *sitter.Node, out refs, imports map[string]bool) {
-	c := sitter.NewTreeCursor(root)
-	defer c.Close()
+	l := treeSitter["python"]
+	qc := cursors.Get().(*sitter.QueryCursor)
+	defer cursors.Put(qc)
+	qc.Exec(l.query, root)
 	for {
-		n := c.CurrentNode()
-		switch n.Type() {
-		case "import_statement", "import_from_statement":
-			py.imports(n, imports)
+		m, ok := qc.NextMatch()
+		if !ok {
+			return
 		}
-		if n.Type() == "identifier" && !py.defining[n.ID()] {
-			switch name := py.text(n); name {
-			case "self", "cls":
-			default:
-				out.add(name, int(n.StartPoint().Row)+1)
-			}
-		}
-		if c.GoToFirstChild() || c.GoToNextSibling() {
-			continue
-		}
-		for {
-			if !c.GoToParent() {
-				return
-			}
-			if c.GoToNextSibling() {
-				break
+		for _, c := range m.Captures {
+			n := c.Node
+			switch l.roles[c.Index] {
+			case roleImport:
+				py.imports(n, imports)
+			case roleRef:
+				if py.defining[n.ID()] {
+					continue
+				}
+				switch name := py.text(n); name {
+				case "self", "cls":
+				default:
+					out.add(name, py.line(n))
+				}
 			}
 		}
 	}

@@ -29,6 +29,7 @@ var queryFiles embed.FS
 //	@body             where the signature ends (else the node's "body" field)
 //	@reference        an identifier use
 //	@package          the file's package or namespace
+//	@import           an import statement (Python)
 const (
 	roleNone = iota
 	roleDef
@@ -38,6 +39,7 @@ const (
 	roleBody
 	roleRef
 	rolePackage
+	roleImport
 )
 
 // tsLang is one tree-sitter language: its grammar, tag query and the node
@@ -45,7 +47,7 @@ const (
 type tsLang struct {
 	name     string
 	grammar  func() *sitter.Language
-	queries  []string // files under queries/, concatenated in order; none: parsed by hand (Python)
+	queries  []string // files under queries/, concatenated in order
 	wrappers []string // node types wrapping a definition it spans with (export, template)
 	docSkip  []string // node types between a doc comment and its definition (attributes)
 	comments []string // comment node types
@@ -72,9 +74,6 @@ func (l *tsLang) init() error {
 			p := sitter.NewParser()
 			p.SetLanguage(l.lang)
 			return p
-		}
-		if len(l.queries) == 0 {
-			return
 		}
 		var src []byte
 		for _, name := range l.queries {
@@ -110,6 +109,8 @@ func (l *tsLang) init() error {
 				l.roles[i] = roleRef
 			case name == "package":
 				l.roles[i] = rolePackage
+			case name == "import":
+				l.roles[i] = roleImport
 			}
 		}
 	})
@@ -188,6 +189,7 @@ func (l *tsLang) extract(root *sitter.Node, src []byte, f *File) {
 		n    *sitter.Node
 		line int
 	}
+	li := newLineIndex(src)
 	var uses []use
 	for {
 		m, ok := qc.NextMatch()
@@ -209,7 +211,7 @@ func (l *tsLang) extract(root *sitter.Node, src []byte, f *File) {
 			case roleBody:
 				body = c.Node
 			case roleRef:
-				uses = append(uses, use{c.Node.ID(), c.Node, int(c.Node.StartPoint().Row) + 1})
+				uses = append(uses, use{c.Node.ID(), c.Node, li.line(c.Node.StartByte())})
 			case rolePackage:
 				if f.Package == "" {
 					f.Package = strings.Join(strings.Fields(c.Node.Content(src)), "")
@@ -491,4 +493,24 @@ func (l *tsLang) adopt(parent Def, d *rawDef) bool {
 		d.def.Recv = parent.Name
 	}
 	return true
+}
+
+// lineIndex finds the line of a byte offset without asking tree-sitter (a
+// cgo call per reference adds up over a large repository).
+type lineIndex []uint32 // offsets of the line starts after the first
+
+func newLineIndex(src []byte) lineIndex {
+	var li lineIndex
+	for i, b := range src {
+		if b == '\n' {
+			li = append(li, uint32(i+1))
+		}
+	}
+	return li
+}
+
+// line returns the 1-based line holding byte offset off.
+func (li lineIndex) line(off uint32) int {
+	n, _ := slices.BinarySearch(li, off+1)
+	return n + 1
 }
