@@ -93,8 +93,34 @@ func (py *pyFile) named(n, outer *sitter.Node, kind string) (Def, *sitter.Node) 
 	body := n.ChildByFieldName("body")
 	if body != nil {
 		d.Doc = py.docstring(body)
+		d.End = lastStatementEnd(body, d.End)
 	}
 	return d, body
+}
+
+// lastStatementEnd is the last line of a body's last token that is not a
+// comment: tree-sitter lets a block (and blocks nested at its end) run on
+// over the comments that follow it, Python (and the ast module's
+// end_lineno) ends it at its last statement.
+func lastStatementEnd(body *sitter.Node, end int) int {
+	n := body
+	for {
+		var last *sitter.Node
+		for i := int(n.ChildCount()) - 1; i >= 0; i-- {
+			if c := n.Child(i); c.Type() != "comment" {
+				last = c
+				break
+			}
+		}
+		if last == nil {
+			if n == body {
+				return end
+			}
+			_, e := lines(n)
+			return e
+		}
+		n = last
+	}
 }
 
 func (py *pyFile) function(n, outer *sitter.Node, class string) Def {
@@ -146,7 +172,7 @@ func (py *pyFile) assignment(n *sitter.Node, class string) []Def {
 	switch left.Type() {
 	case "identifier":
 		names = append(names, left)
-	case "pattern_list", "tuple_pattern":
+	case "pattern_list", "tuple_pattern", "list_pattern":
 		for i := range left.NamedChildCount() {
 			if c := left.NamedChild(int(i)); c.Type() == "identifier" {
 				names = append(names, c)
