@@ -42,9 +42,10 @@ import (
 	"github.com/synaxi/synaxi/mapgen/symbols"
 )
 
-// Format numbers the layout of the index file and of what repomap derives
-// from it; bump it on any change to either.
-const Format = 1
+// Format numbers the layout of the index file and the rules that decide
+// what a walk includes (package walk, package ignore); bump it on any change
+// to either, so an index built under other rules is never served.
+const Format = 2
 
 const magic = "synaxi-mapgen-index\n"
 

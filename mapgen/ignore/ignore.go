@@ -204,6 +204,7 @@ func Load(root string, getenv func(string) string) Context {
 	if excl := excludesFile(configs, getenv); excl != "" {
 		read(excl, "")
 	}
+	global := c.Rules
 	c.Sources = append(c.Sources, configs...)
 	if top == "" {
 		return c
@@ -215,12 +216,18 @@ func Load(root string, getenv func(string) string) Context {
 	}
 	c.Prefix = filepath.ToSlash(rel)
 	// .gitignore files from the top down to the root's parent; the walk
-	// reads the root's own.
+	// reads the root's own. A root that the work tree itself ignores (a
+	// tool's data inside a dotfiles checkout, say) was asked for by name: it
+	// is mapped as a tree of its own, without the enclosing repository's
+	// rules.
 	dir, domain := top, ""
 	for _, seg := range strings.Split(c.Prefix, "/") {
 		read(filepath.Join(dir, ".gitignore"), domain)
 		dir = filepath.Join(dir, seg)
 		domain = strings.TrimPrefix(domain+"/"+seg, "/")
+		if c.Rules.Ignored(domain, true) {
+			return Context{Rules: global, Sources: c.Sources}
+		}
 	}
 	return c
 }

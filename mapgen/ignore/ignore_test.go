@@ -198,6 +198,17 @@ func TestLoadFindsWorkTreeAndPrefix(t *testing.T) {
 	assert.Contains(t, ctx.Sources, filepath.Join(dir, ".git", "info", "exclude"))
 }
 
+func TestLoadIgnoredRootStandsAlone(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "versions", "v1"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("/versions\n*.log\n"), 0o644))
+	ctx := Load(filepath.Join(dir, "versions", "v1"), func(string) string { return "" })
+	assert.Equal(t, "", ctx.Prefix, "mapped as a tree of its own")
+	assert.False(t, ctx.Rules.Ignored("a.log", false), "without the enclosing repository's rules")
+	assert.Contains(t, ctx.Sources, filepath.Join(dir, ".gitignore"), "a change to the enclosing rules is still noticed")
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range trickyTree {
 		f.Add(s, "a/b")

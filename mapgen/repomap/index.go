@@ -73,6 +73,15 @@ type Index struct {
 	once  sync.Once
 	files []Entry // non-skipped files; see Entries
 	maps  *mapCache
+
+	graphOnce sync.Once
+	g         *graph
+}
+
+// graph returns the index's reference graph, built on first use.
+func (ix *Index) graph() *graph {
+	ix.graphOnce.Do(func() { ix.g = buildGraph(ix.Entries()) })
+	return ix.g
 }
 
 // Entries returns every indexed file (skipped ones left out), decoding them

@@ -24,16 +24,15 @@ const (
 	mentionBoost   = 10.0  // references to a focus identifier
 	longNameBoost  = 10.0  // long camelCase / snake_case identifiers are specific
 	privatePenalty = 0.1   // Python "_private" names
-	commonPenalty  = 0.1   // names defined in more than commonDefiners files
-	commonDefiners = 5
-	maxDefiners    = 32 // names defined in more files are too ambiguous to link at all
+	maxDefiners    = 32    // names defined in more files are too ambiguous to link at all
 )
 
-// rankedDef is a definition with its score.
+// rankedDef is a definition with its scores.
 type rankedDef struct {
-	file  int // index into Index.Files
-	def   *symbols.Def
-	score float64
+	file   int // index into Index.Files
+	def    *symbols.Def
+	direct float64 // weight of the focus's direct references to it
+	score  float64 // rank its referrers give it
 }
 
 // ranking is the result of ranking an index.
@@ -269,116 +268,186 @@ func isTestFile(rel string) bool {
 	return false
 }
 
-// rank builds the file graph (an edge from each file to each file defining
-// a name it references, weighted by sqrt(uses) × multipliers), runs
-// personalised PageRank over it and spreads each file's rank over the
-// definitions its references point at. focus holds indexes of focus files
-// and mentioned the focus identifiers: files defining a mentioned name join
-// the focus files in the teleport vector, and references to it weigh more.
-// Everything iterates in index order, so the result is deterministic.
-func rank(files []Entry, focus map[int]bool, mentioned map[string]bool) ranking {
-	n := len(files)
-	l := newLinker(files)
-	teleport := maps.Clone(focus)
-	if teleport == nil {
-		teleport = map[int]bool{}
-	}
-	for name := range mentioned {
-		for _, d := range l.byName[name] {
-			teleport[d.file] = true
-		}
-	}
+// link is one reference key of a file resolved to the definitions it can
+// mean, with its weight before personalisation.
+type link struct {
+	name string
+	w    float64 // whole weight of the reference, split evenly over to
+	to   []defSite
+}
 
-	type share struct {
-		name string
-		w    float64 // weight towards each target
-		to   []defSite
+// graph is the focus-independent part of a ranking: every file's
+// references resolved and weighed. An index builds it once; each map
+// personalises it.
+type graph struct {
+	files   []Entry
+	links   [][]link // per source file, in key order
+	definer map[string][]defSite
+}
+
+// specificity weighs a name by how few files define it, like inverse
+// document frequency: a name defined in one file of a large tree keeps its
+// full weight; one defined in a quarter of the files (get, String, New)
+// keeps little. Long camelCase or snake_case names are specific anyway;
+// Python "_private" names weigh less.
+func specificity(name string, definers, files int) float64 {
+	w := math.Log(float64(files+1)/float64(definers)) / math.Log(float64(files+1))
+	if isLongName(name) {
+		w *= longNameBoost
 	}
-	out := make([][]edge, n)
-	shares := make([][]share, n)
-	outW := make([]float64, n)
+	if strings.HasPrefix(name, "_") {
+		w *= privatePenalty
+	}
+	return w
+}
+
+// buildGraph resolves every reference of every file to the files that may
+// define it (see linker.targets) and weighs it by sqrt(uses) × specificity.
+func buildGraph(files []Entry) *graph {
+	l := newLinker(files)
+	g := &graph{files: files, links: make([][]link, len(files)), definer: l.byName}
 	for src, f := range files {
-		keys := make([]string, 0, len(f.Refs))
-		for key := range f.Refs {
-			keys = append(keys, key)
-		}
-		slices.Sort(keys)
-		acc := map[int]float64{}
-		for _, key := range keys {
+		for _, key := range slices.Sorted(maps.Keys(f.Refs)) {
 			to := l.targets(src, key)
 			if len(to) == 0 || len(to) > maxDefiners {
 				continue
 			}
 			name := symbols.RefName(key)
-			w := math.Sqrt(float64(f.Refs[key]))
-			if isLongName(name) {
-				w *= longNameBoost
-			}
-			if strings.HasPrefix(name, "_") {
-				w *= privatePenalty
-			}
-			if len(to) > commonDefiners {
-				w *= commonPenalty
-			}
+			w := math.Sqrt(float64(f.Refs[key])) * specificity(name, len(l.byName[name]), len(files))
+			g.links[src] = append(g.links[src], link{name: name, w: w, to: slices.Clone(to)})
+		}
+	}
+	return g
+}
+
+// personalised is a graph weighed for one focus.
+type personalised struct {
+	out      [][]edge    // per source file, by target file
+	outW     []float64   // per source file, the sum of its link weights
+	linkW    [][]float64 // per source file and link, the personalised weight
+	teleport []float64
+	damping  float64
+}
+
+// personalise boosts the links made by focus files and the links to
+// focus identifiers, and sends most of the teleport mass to the focus files
+// and to the files defining a focus identifier.
+func (g *graph) personalise(focus map[int]bool, mentioned map[string]bool) personalised {
+	n := len(g.files)
+	p := personalised{out: make([][]edge, n), outW: make([]float64, n), linkW: make([][]float64, n),
+		teleport: make([]float64, n), damping: damping}
+	targets := maps.Clone(focus)
+	if targets == nil {
+		targets = map[int]bool{}
+	}
+	for name := range mentioned {
+		for _, d := range g.definer[name] {
+			targets[d.file] = true
+		}
+	}
+	for src, links := range g.links {
+		acc := map[int]float64{}
+		p.linkW[src] = make([]float64, len(links))
+		for i, lk := range links {
+			w := lk.w
 			if focus[src] {
 				w *= focusRefBoost
 			}
-			if mentioned[name] {
+			if mentioned[lk.name] {
 				w *= mentionBoost
 			}
-			for _, d := range to {
-				acc[d.file] += w
-				outW[src] += w
+			p.linkW[src][i] = w
+			p.outW[src] += w
+			for _, d := range lk.to {
+				acc[d.file] += w / float64(len(lk.to))
 			}
-			shares[src] = append(shares[src], share{name, w, slices.Clone(to)})
 		}
 		for to, w := range acc {
-			out[src] = append(out[src], edge{to, w})
+			p.out[src] = append(p.out[src], edge{to, w})
 		}
-		slices.SortFunc(out[src], func(a, b edge) int { return cmp.Compare(a.to, b.to) })
+		slices.SortFunc(p.out[src], func(a, b edge) int { return cmp.Compare(a.to, b.to) })
 	}
-
-	pers := make([]float64, n)
-	for i := range pers {
-		if len(teleport) == 0 {
-			pers[i] = 1 / float64(n)
+	for i := range p.teleport {
+		if len(targets) == 0 {
+			p.teleport[i] = 1 / float64(n)
 			continue
 		}
-		pers[i] = (1 - focusShare) / float64(n)
-		if teleport[i] {
-			pers[i] += focusShare / float64(len(teleport))
+		p.teleport[i] = (1 - focusShare) / float64(n)
+		if targets[i] {
+			p.teleport[i] += focusShare / float64(len(targets))
 		}
 	}
-	alpha := damping
-	if len(teleport) > 0 {
-		alpha = focusDamping
+	if len(targets) > 0 {
+		p.damping = focusDamping
 	}
-	pr := pagerank(out, outW, pers, alpha)
+	return p
+}
 
-	// Spread each file's rank over the definitions it references.
-	type defKey struct {
-		file   int
-		name   string
-		method bool
-	}
-	defScore := map[defKey]float64{}
-	for src := range files {
-		if outW[src] == 0 {
+type defKey struct {
+	file   int
+	name   string
+	method bool
+}
+
+// scoreDefs spreads each file's rank over the definitions its links point
+// at, in proportion to the links' weights.
+func (g *graph) scoreDefs(p personalised, pr []float64) map[defKey]float64 {
+	score := map[defKey]float64{}
+	for src, links := range g.links {
+		if p.outW[src] == 0 {
 			continue
 		}
-		for _, s := range shares[src] {
-			for _, d := range s.to {
-				defScore[defKey{d.file, s.name, d.method}] += pr[src] * s.w / outW[src]
+		for i, lk := range links {
+			share := pr[src] * p.linkW[src][i] / p.outW[src] / float64(len(lk.to))
+			for _, d := range lk.to {
+				score[defKey{d.file, lk.name, d.method}] += share
 			}
 		}
 	}
+	return score
+}
+
+// direct scores the definitions the focus files (and focus identifiers)
+// name directly, by the weight of the links that name them: a focused map
+// shows these first, as the agent is about to need them.
+func (g *graph) direct(focus map[int]bool, mentioned map[string]bool) map[defKey]float64 {
+	out := map[defKey]float64{}
+	for src := range focus {
+		for _, lk := range g.links[src] {
+			for _, d := range lk.to {
+				out[defKey{d.file, lk.name, d.method}] += lk.w / float64(len(lk.to))
+			}
+		}
+	}
+	for name := range mentioned {
+		for _, d := range g.definer[name] {
+			out[defKey{d.file, name, d.method}] += 1
+		}
+	}
+	return out
+}
+
+// rank personalises the index's graph for the focus files and focus
+// identifiers, runs PageRank over the files and orders every rankable
+// definition: those the focus names directly first (by how much it uses
+// them), then by the rank its referrers give it. Everything iterates in
+// index order, so the result is deterministic.
+func (g *graph) rank(focus map[int]bool, mentioned map[string]bool) ranking {
+	p := g.personalise(focus, mentioned)
+	pr := pagerank(p.out, p.outW, p.teleport, p.damping)
+	score := g.scoreDefs(p, pr)
+	direct := g.direct(focus, mentioned)
 	var defs []rankedDef
-	for i, f := range files {
+	for i, f := range g.files {
 		for _, d := range rankable(f.Defs) {
-			defs = append(defs, rankedDef{file: i, def: d, score: defScore[defKey{i, d.Name, d.Kind == symbols.KindMethod}]})
+			k := defKey{i, d.Name, d.Kind == symbols.KindMethod}
+			defs = append(defs, rankedDef{file: i, def: d, direct: direct[k], score: score[k]})
 		}
 	}
 	slices.SortStableFunc(defs, func(a, b rankedDef) int {
+		if c := cmp.Compare(b.direct, a.direct); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -391,6 +460,11 @@ func rank(files []Entry, focus map[int]bool, mentioned map[string]bool) ranking 
 		return cmp.Compare(a.def.Start, b.def.Start)
 	})
 	return ranking{fileRank: pr, defs: defs}
+}
+
+// rank ranks files afresh (tests; maps use the index's cached graph).
+func rank(files []Entry, focus map[int]bool, mentioned map[string]bool) ranking {
+	return buildGraph(files).rank(focus, mentioned)
 }
 
 // pagerank runs the power iteration with teleport vector pers; a file with

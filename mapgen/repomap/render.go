@@ -12,6 +12,10 @@ import (
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
+// rankVersion changes whenever ranking or rendering does, so maps kept
+// with an index from an older version are never served.
+const rankVersion = 2
+
 // DefaultBudget is the map budget, in estimated tokens, when none is given.
 const DefaultBudget = 2048
 
@@ -41,7 +45,7 @@ func (ix *Index) Map(opts MapOptions) MapResult {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	key := fmt.Sprintf("%d\x00%q", budget, opts.Focus)
+	key := fmt.Sprintf("r%d\x00%d\x00%q", rankVersion, budget, opts.Focus)
 	if r, ok := ix.cachedMap(key); ok {
 		return r
 	}
@@ -78,7 +82,7 @@ func (ix *Index) render(budget int, focusList []string) MapResult {
 		}
 		unknown = append(unknown, p)
 	}
-	rk := rank(files, focus, mentioned)
+	rk := ix.graph().rank(focus, mentioned)
 
 	fileOrder := make([]int, len(files))
 	for i := range fileOrder {
