@@ -3,6 +3,8 @@ package learning
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/queue"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -56,4 +59,23 @@ func TestProgressBarOnATerminal(t *testing.T) {
 	_, err = Ingest(context.Background(), e, IngestOptions{Files: files})
 	require.NoError(t, err)
 	assert.Empty(t, errb.String(), "no bar when stderr is not a terminal")
+}
+
+func TestStatusListsTheNewestDeadLetters(t *testing.T) {
+	root := t.TempDir()
+	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data")}
+	q := queue.Open(d.StatePath("ingest"))
+	for i := range 13 {
+		j, err := q.Add(queue.Job{Session: fmt.Sprintf("s%02d", i), Transcript: "/gone.jsonl"})
+		require.NoError(t, err)
+		_, err = q.Fail(j, errors.New("transcript does not exist"), true, 5, time.Second, time.Now())
+		require.NoError(t, err)
+	}
+	var out bytes.Buffer
+	Status(&out, Env{Dirs: d, Config: config.Default()})
+	assert.Contains(t, out.String(), "13 dead letter(s)")
+	assert.Contains(t, out.String(), "3 older ones not listed")
+	assert.NotContains(t, out.String(), "session s02 ")
+	assert.Contains(t, out.String(), "session s03 ")
+	assert.Contains(t, out.String(), "session s12 ")
 }

@@ -253,6 +253,11 @@ func Status(w io.Writer, e Env) {
 			fmt.Fprintf(w, "  last drain\t%s\n", last)
 		}
 	}
+	const shown = 10
+	if len(dead) > shown {
+		fmt.Fprintf(w, "  dead letters\t%d older ones not listed (all in %s)\n", len(dead)-shown, filepath.Join(q.Dir(), "dead.jsonl"))
+		dead = dead[len(dead)-shown:]
+	}
 	for _, d := range dead {
 		fmt.Fprintf(w, "  dead letter\tsession %s after %d tr%s: %s (fix it, then `synaxi ingest %s`)\n",
 			d.Session, d.Tries, map[bool]string{true: "y", false: "ies"}[d.Tries == 1], d.Error, d.Transcript)
