@@ -379,12 +379,23 @@ func TestNoRereadAfterCompaction(t *testing.T) {
 
 // TestNoRereadSubagentContext checks that a subagent has its own context:
 // a file the main agent read is new to the worker, while a re-read inside
-// the worker, and the main agent's own re-read, are denied.
+// the worker (once the proxy's export confirms it) and the main agent's own
+// re-read are denied.
 func TestNoRereadSubagentContext(t *testing.T) {
 	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
 	app := filepath.Join(c.e.Work, "app.py")
 	sourceFile(t, app, 40)
-	c.worker = newScript(step{name: "worker-read", use: readUse(app)}, step{name: "worker-reread", use: readUse(app)})
+	// The worker is the context the proxy projects, and the fake upstream
+	// listens on loopback where synaxi's proxy would: its re-read is denied
+	// only once a visibility export written after the read confirms the
+	// content is still visible (written here as the proxy would).
+	c.worker = newScript(step{name: "worker-read", use: readUse(app)},
+		step{name: "worker-reread-unexported", use: readUse(app)},
+		step{name: "worker-reread", use: readUse(app), before: func(v *fakeapi.View) {
+			require.NoError(t, visibility.Write(envDirs(c.e), &visibility.Export{
+				Session: v.Header.Get("X-Claude-Code-Session-Id"), Agent: v.Header.Get("X-Claude-Code-Agent-Id"), Updated: time.Now(),
+				Files: map[string]visibility.File{app: {Visible: []visibility.Range{{Start: 1, End: 0}}}}}))
+		}})
 	c.worker.final = "worker finished"
 	main := newScript(
 		step{name: "read", use: readUse(app)},
@@ -410,7 +421,8 @@ func TestNoRereadSubagentContext(t *testing.T) {
 	assert.False(t, denied(m["read"]))
 	assert.Contains(t, m["delegate"].Result, "worker finished")
 	assert.False(t, denied(w["worker-read"]), "the main agent's read is not in the worker's context: %s", w["worker-read"].Result)
-	assert.True(t, denied(w["worker-reread"]), "a re-read inside the worker is denied: %s", w["worker-reread"].Result)
+	assert.False(t, denied(w["worker-reread-unexported"]), "no export confirms the worker still sees it: %s", w["worker-reread-unexported"].Result)
+	assert.True(t, denied(w["worker-reread"]), "a re-read inside the worker the export confirms is denied: %s", w["worker-reread"].Result)
 	assert.True(t, denied(m["reread"]), "the main agent still has its read")
 }
 

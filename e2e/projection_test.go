@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -166,8 +165,6 @@ var buildProxyOnce = sync.OnceValues(func() (string, error) {
 // runSurvey runs the real client as the worker, through the real proxy,
 // against the fake upstream.
 func runSurvey(t *testing.T, project, plugin bool) surveyRun {
-	bin, err := buildProxyOnce()
-	require.NoError(t, err)
 	env := claudecli.NewEnv(t, "")
 	if plugin {
 		env.InstallPlugin(t)
@@ -178,29 +175,13 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	fake := fakeapi.New(fakeapi.Options{Agent: surveyAgent(env.Work, reads, &mu)})
 	t.Cleanup(fake.Close)
 
-	port := freePort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	args := []string{"serve", "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--upstream", fake.URL()}
+	var flags []string
 	if !project {
-		args = append(args, "--disable-projection")
+		flags = append(flags, "--disable-projection")
 	}
-	proxy := exec.Command(bin, args...)
-	proxy.Env = append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget))
-	proxyLog, err := os.Create(filepath.Join(t.TempDir(), "proxyd.log"))
-	require.NoError(t, err)
-	proxy.Stdout, proxy.Stderr = proxyLog, proxyLog
-	require.NoError(t, proxy.Start())
-	t.Cleanup(func() { _ = proxy.Process.Kill(); _ = proxy.Wait() })
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	require.Eventually(t, func() bool {
-		r, err := http.Get(base + "/health")
-		if err != nil {
-			return false
-		}
-		r.Body.Close()
-		return r.StatusCode == http.StatusOK
-	}, 20*time.Second, 50*time.Millisecond, "proxy health")
+	base, logPath := startProxy(t, append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), fake.URL(), flags...)
 	env.BaseURL = base
 
 	body, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "agents", "synaxi-worker.md"))
@@ -212,9 +193,8 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	agents, _ := json.Marshal(map[string]any{"synaxi-worker": map[string]any{
 		"description": "Autonomous coder.", "prompt": prompt,
 		"tools": []string{"Read", "Write", "Edit", "Bash", "Grep", "Glob"}}})
-	task := fmt.Sprintf("Survey every module m01.go to m%02d.go in %s, fix the bugs marked `BUG:` in them, then prove it with `sh %s`.",
-		surveyModules, filepath.Join(env.Work, "mods"), filepath.Join(env.Work, "check.sh"))
-	args = []string{"-p", "--agents", string(agents), "--agent", "synaxi-worker"}
+	task := surveyTask(env.Work)
+	args := []string{"-p", "--agents", string(agents), "--agent", "synaxi-worker"}
 	if plugin {
 		// The plugin's own worker, with its hooks (the no-reread hook reads
 		// the proxy's visibility export).
@@ -222,7 +202,7 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	}
 	res, err := env.Run(ctx, append(args, "--permission-mode", "bypassPermissions", task)...)
 	require.NoError(t, err)
-	logText, _ := os.ReadFile(proxyLog.Name())
+	logText, _ := os.ReadFile(logPath)
 	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s\nproxy:\n%s", res.Stdout, res.Stderr, logText)
 
 	run := surveyRun{stdout: res.Stdout}

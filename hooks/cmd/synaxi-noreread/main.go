@@ -63,6 +63,7 @@ func hook(mode string, stdin io.Reader, stdout io.Writer) (err error) {
 		return err
 	}
 	s := reads.New(d, cfg.NoReread)
+	s.BaseURL, s.ProjectAll = os.Getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.ProjectAll
 	if mode == "post" {
 		return s.Post(in)
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/synaxi/synaxi/internal/visibility"
 
@@ -53,8 +52,9 @@ var skipExt = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif":
 	".pdf": true, ".ipynb": true, ".bmp": true, ".svgz": true}
 
 // judge decides whether one request may be denied given its record (all
-// conditions but the escape grant).
-func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export) verdict {
+// conditions but the escape grant); projected says whether the context may
+// be projected by the proxy (see shown).
+func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export, projected bool) verdict {
 	if rec == nil {
 		return verdict{}
 	}
@@ -83,7 +83,7 @@ func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export) verdict 
 	if len(want) == 0 || !covered(want, have) {
 		return verdict{}
 	}
-	if evicted(vis, rq.path, want, rec.At) {
+	if !shown(vis, projected, rq.path, want, rec.At) {
 		return verdict{}
 	}
 	tokens := s.Tokens(pick(ix, want))
@@ -108,34 +108,6 @@ func pick(ix lineIndex, spans []span) []byte {
 		out = append(out, pick(ix, []span{s})...)
 	}
 	return out
-}
-
-// evicted reports whether the proxy's export says the model cannot see the
-// requested lines: the file is marked evicted, its visible ranges do not
-// cover them, or a projection served after the read does not list it.
-func evicted(vis *visibility.Export, path string, want []span, readAt time.Time) bool {
-	if vis == nil {
-		return false
-	}
-	f, ok := vis.Files[path]
-	if !ok {
-		return vis.Updated.After(readAt)
-	}
-	if f.Evicted {
-		return true
-	}
-	if len(f.Visible) == 0 {
-		return false
-	}
-	var have []span
-	for _, r := range f.Visible {
-		have = append(have, span{r.Start, r.End})
-	}
-	n := 0
-	for _, w := range want {
-		n = max(n, w[1])
-	}
-	return !covered(want, clampSpans(have, n))
 }
 
 // describe names what was read: "the whole file" or "lines 1-40, 90-120".

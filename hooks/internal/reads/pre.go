@@ -88,10 +88,11 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 		}
 	}
 	vis := s.visibilityFor(in.SessionID, in.AgentID)
+	projected := s.projected(in)
 	verdicts := make([]verdict, len(rqs))
 	all, stale := true, false
 	for i, rq := range rqs {
-		verdicts[i] = s.judge(recs[i], rq, vis)
+		verdicts[i] = s.judge(recs[i], rq, vis, projected)
 		if verdicts[i].stale {
 			stale = true
 			if err := forget(dir, rq.path); err != nil {

@@ -21,11 +21,12 @@ import (
 )
 
 type env struct {
-	t     testing.TB
-	s     *Store
-	work  string
-	sess  string
-	agent string
+	t         testing.TB
+	s         *Store
+	work      string
+	sess      string
+	agent     string
+	agentType string
 }
 
 func newEnv(t testing.TB) *env {
@@ -55,6 +56,9 @@ func (e *env) input(event, tool string, toolInput map[string]any, resp map[strin
 		"tool_name": tool, "tool_input": toolInput}
 	if e.agent != "" {
 		m["agent_id"] = e.agent
+	}
+	if e.agentType != "" {
+		m["agent_type"] = e.agentType
 	}
 	if resp != nil {
 		m["tool_response"] = resp
@@ -438,4 +442,87 @@ func TestCorruptStateFailsOpen(t *testing.T) {
 	c, err := e.s.Load(e.sess, "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, c.Loops.Cmds["ls"], "the loops file was replaced")
+}
+
+// TestProjectedContext: in a context the proxy may project, a re-read is
+// denied only when the context's visibility export, written after the read,
+// says the lines are still visible; a missing, stale, unreadable or
+// unconfirming export allows it (issue 8).
+func TestProjectedContext(t *testing.T) {
+	const proxy = "http://127.0.0.1:41234"
+	fresh := func() time.Time { return time.Now().Add(time.Second) }
+	visible := func(rs ...visibility.Range) visibility.File { return visibility.File{Visible: rs} }
+	cases := []struct {
+		name       string
+		agentType  string
+		baseURL    string
+		projectAll bool
+		export     func(e *env, p string) // nil: none written
+		denied     bool
+	}{
+		{"main context, no export", "", proxy, false, nil, true},
+		{"worker, direct to the API, no export", "synaxi:synaxi-worker", "", false, nil, true},
+		{"worker, first-party base URL, no export", "synaxi:synaxi-worker", "https://api.anthropic.com", false, nil, true},
+		{"worker, remote gateway, no export", "synaxi-worker", "https://llm.example.com", false, nil, true},
+		{"worker via the proxy, export not written (or in another state dir)", "synaxi:synaxi-worker", proxy, false, nil, false},
+		{"worker via localhost, no export", "synaxi:synaxi-worker", "http://localhost:8080/", false, nil, false},
+		{"worker via the proxy, export confirms", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(fresh(), map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})})
+		}, true},
+		{"worker via the proxy, stale export", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(time.Now().Add(-time.Hour), map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})})
+		}, false},
+		{"worker via the proxy, export shows part", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(fresh(), map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 20})})
+		}, false},
+		{"worker via the proxy, export lists no ranges", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(fresh(), map[string]visibility.File{p: {}})
+		}, false},
+		{"worker via the proxy, export says evicted", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(fresh(), map[string]visibility.File{p: {Evicted: true}})
+		}, false},
+		{"worker via the proxy, export omits the file", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			e.export(fresh(), map[string]visibility.File{"/elsewhere.go": visible(visibility.Range{Start: 1, End: 0})})
+		}, false},
+		{"worker via the proxy, corrupt export", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
+			path := visibility.Path(e.s.Dirs, e.sess, e.agent)
+			require.NoError(e.t, os.MkdirAll(filepath.Dir(path), 0o700))
+			require.NoError(e.t, os.WriteFile(path, []byte(`{"files":`), 0o600))
+		}, false},
+		{"worker, no base URL, but the session's traffic is exported", "synaxi:synaxi-worker", "", false, func(e *env, p string) {
+			require.NoError(e.t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Agent: "other-agent", Updated: fresh(),
+				Files: map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})}}))
+		}, false},
+		{"project_all, main context via the proxy, no export", "", proxy, true, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.agent, e.agentType = "a1", c.agentType
+			e.s.BaseURL, e.s.ProjectAll = c.baseURL, c.projectAll
+			p := e.file("pkg/a.go", 100)
+			denied, _ := e.read(p, 0, 0)
+			require.False(t, denied, "first read")
+			if c.export != nil {
+				c.export(e, p)
+			}
+			denied, reason := e.read(p, 0, 0)
+			assert.Equal(t, c.denied, denied, reason)
+		})
+	}
+}
+
+// export writes the visibility export of e's context.
+func (e *env) export(updated time.Time, files map[string]visibility.File) {
+	e.t.Helper()
+	require.NoError(e.t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Agent: e.agent, Updated: updated, Files: files}))
+}
+
+func TestLoopback(t *testing.T) {
+	for url, want := range map[string]bool{
+		"http://127.0.0.1:8787": true, "http://localhost:9": true, "http://[::1]:9/": true, "http://127.0.0.2:80": true,
+		"https://api.anthropic.com": false, "http://10.0.0.1:8080": false, "": false, "127.0.0.1:8787": false, "::": false,
+	} {
+		assert.Equal(t, want, loopback(url), url)
+	}
 }

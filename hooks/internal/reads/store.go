@@ -6,7 +6,10 @@
 // A re-read is denied only when all of these hold (SPEC.md §2): the path was
 // read in this context; it is unchanged on disk (size and mtime); the
 // requested lines lie within what was read; the proxy's visibility export
-// does not say the content was evicted; the re-read is worth at least
+// does not say the content was evicted, and in a context the proxy may
+// project (the worker, routed through a loopback proxy) positively says it
+// is still visible, so a missing, stale or unreadable export allows the
+// read; the re-read is worth at least
 // noreread.min_tokens; and no escape grant is pending. A denial grants one
 // escape: the same read re-issued passes and the booked saving is refunded,
 // so the agent can never deadlock.
@@ -82,6 +85,11 @@ type Store struct {
 	Now  func() time.Time
 	// Tokens estimates the tokens of file content.
 	Tokens func([]byte) int64
+	// BaseURL is ANTHROPIC_BASE_URL as the hook process sees it, and
+	// ProjectAll the proxy.project_all setting: together with the agent type
+	// they say whether a context may be projected (see projected).
+	BaseURL    string
+	ProjectAll bool
 }
 
 // New returns a Store with the real clock and estimator.
