@@ -70,17 +70,6 @@ type Journal struct {
 // JournalPath is the journal's file.
 func JournalPath(d xdg.Dirs) string { return d.DataPath("guidance", "journal.json") }
 
-// ReadJournal loads the journal without locking (it is replaced
-// atomically). A journal never written is empty.
-func ReadJournal(d xdg.Dirs) (*Journal, error) {
-	j := &Journal{}
-	if err := statefile.ReadJSON(JournalPath(d), j); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	j.init()
-	return j, nil
-}
-
 func (j *Journal) init() {
 	if j.Targets == nil {
 		j.Targets = map[string]*Target{}

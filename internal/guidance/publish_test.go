@@ -2,7 +2,9 @@ package guidance
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/profile"
+	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -119,7 +122,7 @@ func TestPublishWritesSectionsAndRollbackRetractsThem(t *testing.T) {
 	_, err = os.Stat(NarrativePath(r.d, NarrativeKey(r.project)))
 	assert.True(t, os.IsNotExist(err), "the published narrative is retracted")
 
-	j, err := ReadJournal(r.d)
+	j, err := readJournal(r.d)
 	require.NoError(t, err)
 	actions := map[string]int{}
 	for _, ev := range j.Log {
@@ -352,10 +355,21 @@ func TestConcurrentPublications(t *testing.T) {
 	for i := range 8 {
 		assert.Contains(t, agents, fmt.Sprintf("NEVER break rule %d.", i), "the newest version has every entry")
 	}
-	j, err := ReadJournal(r.d)
+	j, err := readJournal(r.d)
 	require.NoError(t, err)
 	assert.Equal(t, Active, j.Targets[r.path("AGENTS.md")].State)
 	p, err := r.store.Load()
 	require.NoError(t, err)
 	assert.Equal(t, p.Version, j.Targets[r.path("AGENTS.md")].Version)
+}
+
+// readJournal loads the journal (tests) without locking (it is replaced
+// atomically). A journal never written is empty.
+func readJournal(d xdg.Dirs) (*Journal, error) {
+	j := &Journal{}
+	if err := statefile.ReadJSON(JournalPath(d), j); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	j.init()
+	return j, nil
 }
