@@ -98,6 +98,8 @@ type Options struct {
 	// Session, when the caller knows it (the SessionEnd hook's id), lets
 	// an unchanged transcript be skipped by its size without reading it.
 	Session string
+	// DryRun extracts and validates but saves nothing.
+	DryRun bool
 }
 
 // Result says what one Ingest did.
@@ -156,6 +158,9 @@ func Ingest(ctx context.Context, store *profile.Store, path string, opts Options
 	}
 	res.Proposed = len(obs)
 	res.Kept, res.Rejected = Validate(d, obs)
+	if opts.DryRun {
+		return res, nil
+	}
 	batch := profile.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept}
 	if batch.At.IsZero() {
 		batch.At = store.Now()

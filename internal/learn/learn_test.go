@@ -400,6 +400,16 @@ func TestBadTranscripts(t *testing.T) {
 	assert.Contains(t, err.Error(), "ingest.max_transcript_mb")
 }
 
+func TestDryRunSavesNothing(t *testing.T) {
+	store := profile.Open(t.TempDir())
+	res, err := Ingest(context.Background(), store, session(t, "s1", "/repo", [2]string{"user", "never use tabs"}), Options{DryRun: true})
+	require.NoError(t, err)
+	require.Len(t, res.Kept, 1)
+	assert.Zero(t, res.Version)
+	_, err = os.Stat(store.Path())
+	assert.True(t, os.IsNotExist(err))
+}
+
 func TestIngestIsIdempotentAndRereadsGrowth(t *testing.T) {
 	store := profile.Open(t.TempDir())
 	dir := t.TempDir()

@@ -258,26 +258,45 @@ func (s *Store) Forget(id string) (int, error) {
 	})
 }
 
+// Edit replaces the text of the entry with id by the user's own wording;
+// its evidence, weight and sessions stay.
+func (s *Store) Edit(id, text string) (int, error) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return 0, fmt.Errorf("entry %q: the new text is empty (use `synaxi profile forget` to delete it)", id)
+	}
+	return s.updateEntry("edit", id, func(e *Entry) bool {
+		changed := e.Text != text
+		e.Text = text
+		return changed
+	})
+}
+
 // Exclude marks the entry with id as not to be published.
-func (s *Store) Exclude(id string) (int, error) { return s.setExcluded(id, true) }
+func (s *Store) Exclude(id string) (int, error) { return s.setExcluded("exclude", id, true) }
 
 // Include clears Exclude.
-func (s *Store) Include(id string) (int, error) { return s.setExcluded(id, false) }
+func (s *Store) Include(id string) (int, error) { return s.setExcluded("include", id, false) }
 
-func (s *Store) setExcluded(id string, excluded bool) (int, error) {
-	verb := "include "
-	if excluded {
-		verb = "exclude "
-	}
-	return s.Update(verb+id, func(p *Profile) error {
+func (s *Store) setExcluded(verb, id string, excluded bool) (int, error) {
+	return s.updateEntry(verb, id, func(e *Entry) bool {
+		changed := e.Excluded != excluded
+		e.Excluded = excluded
+		return changed
+	})
+}
+
+// updateEntry applies change to the entry with id as a new version labelled
+// "verb id"; change reports whether it changed anything.
+func (s *Store) updateEntry(verb, id string, change func(*Entry) bool) (int, error) {
+	return s.Update(verb+" "+id, func(p *Profile) error {
 		e := p.Find(id)
 		if e == nil {
 			return fmt.Errorf("entry %q: %w (see `synaxi profile show`)", id, ErrNotFound)
 		}
-		if e.Excluded == excluded {
+		if !change(e) {
 			return ErrUnchanged
 		}
-		e.Excluded = excluded
 		return nil
 	})
 }

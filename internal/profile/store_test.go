@@ -142,6 +142,18 @@ func TestRollbackForgetExcludeReset(t *testing.T) {
 	_, err = s.Include(id)
 	require.NoError(t, err)
 
+	_, err = s.Edit(id, "  always run make check before pushing ")
+	require.NoError(t, err)
+	p, _ = s.Load()
+	assert.Equal(t, "always run make check before pushing", p.Find(id).Text)
+	assert.Len(t, p.Find(id).Evidence, 1, "evidence stays")
+	_, err = s.Edit(id, "always run make check before pushing")
+	assert.ErrorIs(t, err, ErrUnchanged)
+	_, err = s.Edit(id, " ")
+	assert.ErrorContains(t, err, "empty")
+	_, err = s.Edit("nope", "x")
+	assert.ErrorIs(t, err, ErrNotFound)
+
 	_, err = s.Forget("nope")
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, err = s.Forget(id)
@@ -149,7 +161,7 @@ func TestRollbackForgetExcludeReset(t *testing.T) {
 	p, _ = s.Load()
 	assert.Nil(t, p.Find(id))
 	require.Len(t, p.Forgotten, 1)
-	assert.Equal(t, "a", p.Forgotten[0].Text)
+	assert.Equal(t, "always run make check before pushing", p.Forgotten[0].Text, "the tombstone holds the text as edited")
 
 	v, err = s.Reset()
 	require.NoError(t, err)

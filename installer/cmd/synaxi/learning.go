@@ -34,8 +34,9 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	all := fs.Bool("all", false, "every session under ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects)")
 	project := fs.String("project", "", "only sessions that ran in this repository (default: the current one)")
 	force := fs.Bool("force", false, "re-read sessions already learned from at their current size")
+	dry := fs.Bool("dry-run", false, "print what would be learned, with its evidence; save nothing")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synaxi ingest [--all | --project DIR] [--force] [FILES…]")
+		fmt.Fprintln(stderr, "usage: synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]")
 		fs.PrintDefaults()
 	}
 	if fs.Parse(args) != nil {
@@ -53,7 +54,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		return fail(stderr, err)
 	}
-	o := learning.IngestOptions{All: *all, Project: *project, Files: fs.Args(), Force: *force}
+	o := learning.IngestOptions{All: *all, Project: *project, Files: fs.Args(), Force: *force, DryRun: *dry}
 	if !o.All && o.Project == "" && len(o.Files) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {

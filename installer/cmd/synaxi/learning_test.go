@@ -60,6 +60,14 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "nothing learned yet")
 
+	// --dry-run shows what would be learned and saves nothing.
+	code, out, errs = runCLI(t, "ingest", "--dry-run", "--project", repoA)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "sess-a\tguards: never commit without signing\n\t  “never commit without signing.” (message ")
+	assert.Contains(t, out, "dry run: nothing saved")
+	_, out, _ = runCLI(t, "profile", "history")
+	assert.Contains(t, out, "no profile versions yet")
+
 	// --project reads only that repository's sessions.
 	code, out, errs = runCLI(t, "ingest", "--project", repoA)
 	require.Equal(t, 0, code, errs)
@@ -119,6 +127,13 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	text, _ = guidance.ForSession(d, config.Default().Guidance, repoB)
 	assert.Contains(t, text, "never commit without signing.")
 
+	// edit puts it in the user's words; the quote stays.
+	code, _, errs = runCLI(t, "profile", "edit", id, "never", "commit", "unsigned")
+	require.Equal(t, 0, code, errs)
+	_, out, _ = runCLI(t, "profile", "show")
+	assert.Contains(t, lineContaining(out, id), "never commit unsigned")
+	assert.Contains(t, out, "“never commit without signing.”")
+
 	// rollback to v1: repo B's learning is gone again.
 	code, out, _ = runCLI(t, "profile", "rollback", "1")
 	require.Equal(t, 0, code)
@@ -139,9 +154,9 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	require.Equal(t, 0, code)
 	code, out, _ = runCLI(t, "profile", "export")
 	require.Equal(t, 0, code)
-	assert.Equal(t, "# synaxi profile v7\n", out)
+	assert.Equal(t, "# synaxi profile v8\n", out)
 
-	for _, bad := range [][]string{{"profile", "forget"}, {"profile", "rollback", "x"}, {"profile", "frob"}, {"profile"}} {
+	for _, bad := range [][]string{{"profile", "forget"}, {"profile", "edit", "x"}, {"profile", "rollback", "x"}, {"profile", "frob"}, {"profile"}} {
 		code, _, _ = runCLI(t, bad...)
 		assert.Equal(t, 2, code, bad)
 	}

@@ -12,8 +12,8 @@
 //	synaxi doctor [--claude PATH]
 //	synaxi savings [--session ID] [--json]
 //	synaxi report [--out FILE]
-//	synaxi ingest [--all | --project DIR] [--force] [FILES…]
-//	synaxi profile show|export [--json]|history|rollback [VERSION]|forget ID|exclude ID|include ID|reset
+//	synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]
+//	synaxi profile show|export [--json]|history|rollback [VERSION]|edit ID TEXT…|forget ID|exclude ID|include ID|reset
 //	synaxi -version
 package main
 
@@ -55,8 +55,8 @@ commands:
   savings     the savings ledger per session and in total (--session ID, --json)
   report      a local HTML page with charts (--out FILE)
   ingest      learn from past sessions: this repository's, --all, or FILES (progress bar on a terminal)
-  profile     what synaxi learned: show, export [--json], history, rollback [VERSION], forget ID,
-              exclude ID, include ID, reset
+  profile     what synaxi learned: show, export [--json], history, rollback [VERSION], edit ID TEXT,
+              forget ID, exclude ID, include ID, reset
   -version    print the version
 `
 

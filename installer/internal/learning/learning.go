@@ -52,6 +52,7 @@ type IngestOptions struct {
 	Project string   // only sessions whose repository root is this
 	Files   []string // these transcripts, in this order
 	Force   bool     // re-read sessions the ledger has at the same size
+	DryRun  bool     // print what would be learned; save nothing
 }
 
 // ProjectsDir is Claude Code's transcript folder: $CLAUDE_CONFIG_DIR/projects
@@ -151,12 +152,13 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 	}
 	sum := &IngestSummary{}
 	var failures []string
+	var dry []*learn.Result
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
 		res, err := learn.Ingest(ctx, store, f, learn.Options{
-			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force,
+			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
 		})
 		sum.Read++
 		if err == nil {
@@ -174,7 +176,10 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 			sum.Learned++
 			sum.Kept += len(res.Kept)
 			sum.Rejected += len(res.Rejected)
-			sum.Version = res.Version
+			sum.Version = max(sum.Version, res.Version)
+			if o.DryRun {
+				dry = append(dry, res)
+			}
 		}
 		if bar != nil {
 			_ = bar.Add(1)
@@ -185,6 +190,18 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 	}
 	for _, f := range failures {
 		fmt.Fprintf(e.Err, "synaxi ingest: %s\n", f)
+	}
+	for _, r := range dry {
+		for _, k := range r.Kept {
+			ev := k.Evidence[0]
+			fmt.Fprintf(e.Out, "%s\t%s: %s\n\t  “%s” (message %s)\n", r.Session, k.Dimension, k.Text, oneLine(ev.Quote), ev.UUID)
+		}
+		for _, rj := range r.Rejected {
+			fmt.Fprintf(e.Out, "%s\trejected %s: %s (%s)\n", r.Session, rj.Observation.Dimension, rj.Observation.Text, rj.Reason)
+		}
+	}
+	if o.DryRun {
+		fmt.Fprint(e.Out, "dry run: nothing saved\n")
 	}
 	fmt.Fprintf(e.Out, "%d transcript(s): %d learned from (%d observations kept, %d rejected as ungrounded), %d unchanged since last time, %d failed\n",
 		sum.Read, sum.Learned, sum.Kept, sum.Rejected, sum.Unchanged, sum.Failed)

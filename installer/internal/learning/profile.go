@@ -24,6 +24,7 @@ const ProfileUsage = `usage: synaxi profile <command>
   export [--json]        every entry with all its evidence (Markdown, or JSON with --json)
   history                every saved version
   rollback [VERSION]     make VERSION (default: the one before the current) current again, as a new version
+  edit ID TEXT…          put an entry in your own words (its evidence stays)
   forget ID              delete an entry; the same observation is not learned again
   exclude ID             keep an entry but publish it nowhere
   include ID             undo exclude
@@ -156,8 +157,8 @@ func History(e Env) error {
 	return tw.Flush()
 }
 
-// Change runs one mutating profile command (rollback, forget, exclude,
-// include, reset) and publishes afterwards.
+// Change runs one mutating profile command (rollback, edit, forget,
+// exclude, include, reset) and publishes afterwards.
 func Change(ctx context.Context, e Env, cmd string, args []string) error {
 	s := e.store()
 	var v int
@@ -194,6 +195,11 @@ func Change(ctx context.Context, e Env, cmd string, args []string) error {
 		default:
 			v, err = s.Include(id)
 		}
+	case "edit":
+		if len(args) < 2 {
+			return fmt.Errorf("%w: synaxi profile edit ID NEW TEXT… (ids are in `synaxi profile show`)", ErrUsage)
+		}
+		v, err = s.Edit(args[0], strings.Join(args[1:], " "))
 	case "reset":
 		if len(args) != 0 {
 			return fmt.Errorf("%w: synaxi profile reset", ErrUsage)
