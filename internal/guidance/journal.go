@@ -47,6 +47,8 @@ type Target struct {
 	Version int       `json:"profile_version"`
 	State   string    `json:"state"`
 	Updated time.Time `json:"updated"`
+	// Conflict is the hash of a hand-edited section last reported.
+	Conflict string `json:"conflict,omitempty"`
 }
 
 // Event is one line of the journal's log: every write, removal, refusal.

@@ -179,6 +179,15 @@ func TestUserRemovedMarkersOrEditedTheSection(t *testing.T) {
 	assert.Equal(t, mine, read(t, r.path("AGENTS.md")))
 	assert.Equal(t, edited, read(t, r.path(".gemini/styleguide.md")))
 	require.Len(t, rep.Problems, 1, "the edited section")
+	j, err := readJournal(r.d)
+	require.NoError(t, err)
+	conflicts := 0
+	for _, ev := range j.Log {
+		if ev.Action == "conflict" {
+			conflicts++
+		}
+	}
+	assert.Equal(t, 1, conflicts, "one edit is logged once, however often it is found")
 
 	// Putting the markers back hands the section to synaxi again.
 	require.NoError(t, os.WriteFile(r.path("AGENTS.md"), []byte(mine+"\n"+BeginMarker+"\n"+EndMarker+"\n\nfooter\n"), 0o644))

@@ -146,7 +146,7 @@ func (o *fileOps) write(w Writer, root, body string, version int) {
 	}
 	have := sectionBody(src, sp)
 	if rec != nil && rec.State == Active && hashOf(have) != rec.Hash {
-		o.j.log(o.now, path, "conflict", version, hashOf(have), "the section was edited by hand")
+		o.conflict(rec, version, hashOf(have), "the section was edited by hand")
 		o.problem(path, "the text between synaxi's markers was edited since synaxi wrote it; synaxi leaves it alone (move your text outside the markers, or delete what is between them, to have synaxi write there again)")
 		return
 	}
@@ -164,9 +164,19 @@ func (o *fileOps) write(w Writer, root, body string, version int) {
 		o.problem(path, "%v", err)
 		return
 	}
-	rec.Hash, rec.Version, rec.State, rec.Updated = hashOf(body), version, Active, o.now
+	rec.Hash, rec.Version, rec.State, rec.Updated, rec.Conflict = hashOf(body), version, Active, o.now, ""
 	o.j.log(o.now, path, "update", version, rec.Hash, "")
 	o.changed = append(o.changed, path)
+}
+
+// conflict logs a hand-edited section once per edit, not on every
+// publication that finds it.
+func (o *fileOps) conflict(rec *Target, version int, have, note string) {
+	if rec.Conflict == have {
+		return
+	}
+	rec.Conflict = have
+	o.j.log(o.now, rec.Path, "conflict", version, have, note)
 }
 
 // create makes a new file holding w.Front and the section.
@@ -215,7 +225,7 @@ func (o *fileOps) retract(rec *Target, version int, why string) {
 	}
 	have := sectionBody(src, sp)
 	if hashOf(have) != rec.Hash {
-		o.j.log(o.now, path, "conflict", version, hashOf(have), "not retracted: the section was edited by hand")
+		o.conflict(rec, version, hashOf(have), "not retracted: the section was edited by hand")
 		o.problem(path, "the text between synaxi's markers was edited since synaxi wrote it; synaxi leaves it for you to remove")
 		return
 	}
