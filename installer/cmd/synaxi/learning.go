@@ -61,6 +61,8 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return fail(stderr, err)
 		}
 		o.Project = guidance.ProjectRoot(wd)
+	} else if o.Project != "" {
+		o.Project = guidance.ProjectRoot(o.Project) // a folder inside the repository names it too
 	}
 	sum, err := learning.Ingest(ctx, e, o)
 	if err != nil {

@@ -69,7 +69,8 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	assert.Contains(t, out, "no profile versions yet")
 
 	// --project reads only that repository's sessions.
-	code, out, errs = runCLI(t, "ingest", "--project", repoA)
+	require.NoError(t, os.MkdirAll(filepath.Join(repoA, "sub"), 0o700))
+	code, out, errs = runCLI(t, "ingest", "--project", filepath.Join(repoA, "sub"))
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "1 transcript(s): 1 learned from")
 	code, out, _ = runCLI(t, "profile", "export", "--json")
