@@ -27,11 +27,13 @@
 // atomic rename), so a process killed at any point leaves a whole profile.
 // A callback returning ErrUnchanged writes nothing.
 //
-// Rollback, Forget, Exclude, Include and Reset are Updates too: each creates a
-// new version, and the history keeps the old ones, so every change can itself
-// be rolled back. Forget also leaves a tombstone so the same observation is not
-// learned again from later sessions; Exclude keeps the entry (and goes on
-// reinforcing it) but marks it as not to be published.
+// Rollback, Edit, Forget, Exclude, Include and Reset are Updates too: each
+// creates a new version, and the history keeps the old ones, so every change
+// can itself be rolled back. Forget also leaves a tombstone so the same
+// observation is not learned again from later sessions; Exclude keeps the
+// entry (and goes on reinforcing it) but marks it as not to be published;
+// Edit changes only an entry's text. Merge folds one session's grounded
+// observations in (see Merge for its arithmetic).
 //
 // # Publication hook
 //
