@@ -6,14 +6,17 @@
 // The fake CLI rewrites settings.json the way the real one does (decoded
 // and re-encoded with two-space indent, refusing anything that is not
 // plain JSON), so byte-exact restore is tested against a client that
-// reformats the file. Run with --agent it stands in for a Claude Code
-// session and records what it was started with (see Session). The fake
-// proxy answers /health on a loopback port and writes the proxy record the
-// way the real one does, so the installer's liveness checks see it.
+// reformats the file; with SYNAXI_FAKE_BREAK_SETTINGS set, `plugin
+// marketplace add` leaves settings.json unreadable (a directory). Run with
+// --agent it stands in for a Claude Code session and records what it was
+// started with (see Session). The fake proxy answers /health on a loopback
+// port and writes the proxy record the way the real one does, so the
+// installer's liveness checks see it.
 package fakes
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -105,6 +108,11 @@ func Claude(args []string) int {
 		sub(s, "extraKnownMarketplaces")["synaxi"] = map[string]any{"source": map[string]any{"source": "directory", "path": args[3]}}
 		c.save(c.known, k)
 		c.save(c.settings, s)
+		if os.Getenv("SYNAXI_FAKE_BREAK_SETTINGS") != "" && c.err == nil {
+			// Leave settings.json unreadable (a directory), for a journal
+			// that cannot read back what the CLI changed.
+			c.err = errors.Join(os.Remove(c.settings), os.Mkdir(c.settings, 0o755))
+		}
 	case cmd == "plugin install synaxi@synaxi":
 		s, i := c.load(c.settings), c.load(c.installed)
 		i["version"] = 2
