@@ -150,6 +150,9 @@ type ClaudeCLI struct {
 	Command string
 	Model   string
 	Timeout time.Duration
+	// Env is the CLI's environment; nil means this process's. ChildEnv is
+	// added either way.
+	Env []string
 }
 
 // Name is "claude".
@@ -169,7 +172,11 @@ func (c *ClaudeCLI) Extract(ctx context.Context, d *Doc, known []profile.Entry) 
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, c.Command, c.Args()...)
-	cmd.Env = append(os.Environ(), ChildEnv+"=1")
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), env...), ChildEnv+"=1")
 	cmd.Stdin = strings.NewReader(Prompt(d, known))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
