@@ -13,7 +13,8 @@
 // The hook input is read from stdin. The hook does nothing when
 // ingest.enabled is false or when SYNAXI_INGEST_CHILD is set (a session
 // synaxi itself started for a model call). On any error it exits 0 with no
-// output; the drain logs to $XDG_STATE_HOME/synaxi/ingest/drain.log.
+// output; the drain logs to $XDG_STATE_HOME/synaxi/ingest/drain.log (rotated
+// to drain.log.1 past 1 MiB).
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/synaxi/synaxi/hooks/internal/ingest"
@@ -36,6 +38,9 @@ import (
 
 // version is set with -ldflags "-X main.version=…".
 var version string
+
+// maxLog is the size at which the drain's log is rotated to drain.log.1.
+const maxLog = 1 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -109,7 +114,11 @@ func drain(ctx context.Context, getenv func(string) string) error {
 	if err := xdg.Ensure(q.Dir()); err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(q.Dir()+"/drain.log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
+	logPath := filepath.Join(q.Dir(), "drain.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxLog {
+		_ = os.Rename(logPath, logPath+".1") // one old log kept; losing it is harmless
+	}
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
 	if err != nil {
 		return fmt.Errorf("open drain log: %w", err)
 	}
