@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,4 +91,45 @@ func PIDAlive(pid int) bool {
 	// itself contain ") ".
 	i := bytes.LastIndexByte(stat, ')')
 	return i < 0 || i+2 >= len(stat) || stat[i+2] != 'Z'
+}
+
+// RoutedPort returns the loopback port baseURL points at if it is synaxi's
+// proxy: the port in the running proxy's record, the recorded port, or the
+// configured one.
+func RoutedPort(d xdg.Dirs, baseURL string, configPort int) (int, bool) {
+	u, err := url.Parse(strings.TrimSpace(baseURL))
+	if err != nil || u.Scheme != "http" {
+		return 0, false
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "localhost", "::1":
+	default:
+		return 0, false
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil || port <= 0 {
+		return 0, false
+	}
+	for _, p := range knownPorts(d, configPort) {
+		if p == port {
+			return port, true
+		}
+	}
+	return 0, false
+}
+
+func knownPorts(d xdg.Dirs, configPort int) []int {
+	var ports []int
+	if configPort > 0 {
+		ports = append(ports, configPort)
+	}
+	if info, err := Read(d); err == nil && info.Port > 0 {
+		ports = append(ports, info.Port)
+	}
+	if b, err := os.ReadFile(PortPath(d)); err == nil {
+		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && p > 0 {
+			ports = append(ports, p)
+		}
+	}
+	return ports
 }

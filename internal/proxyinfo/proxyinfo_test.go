@@ -60,3 +60,27 @@ func TestPIDAliveZombie(t *testing.T) {
 	require.NoError(t, cmd.Wait())
 	assert.False(t, PIDAlive(pid), "a reaped process is not alive")
 }
+
+func TestRoutedPort(t *testing.T) {
+	d := xdg.Dirs{State: t.TempDir()}
+	require.NoError(t, statefile.WriteBytes(PortPath(d), []byte("41234\n")))
+	for _, c := range []struct {
+		url  string
+		cfg  int
+		port int
+		ok   bool
+	}{
+		{"http://127.0.0.1:41234", 0, 41234, true},
+		{"http://localhost:41234/", 0, 41234, true},
+		{"http://127.0.0.1:5555", 5555, 5555, true},
+		{"http://127.0.0.1:5555", 0, 0, false},
+		{"https://api.anthropic.com", 0, 0, false},
+		{"http://10.0.0.2:41234", 0, 0, false},
+		{"", 0, 0, false},
+		{"::bad", 0, 0, false},
+	} {
+		port, ok := RoutedPort(d, c.url, c.cfg)
+		assert.Equal(t, c.ok, ok, c.url)
+		assert.Equal(t, c.port, port, c.url)
+	}
+}

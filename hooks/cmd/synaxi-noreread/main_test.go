@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -124,6 +125,20 @@ func TestProcessFailOpen(t *testing.T) {
 	out, _, code = w2.exec(t, "post", hookJSON(t, "PostToolUse", "Read", w2.work, map[string]any{"file_path": "/etc/hosts"}))
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
+}
+
+// TestStaticBinary: the hook starts on every Read and Bash call, so it must
+// not pay for the dynamic loader. Importing net (its cgo resolver) would
+// make it dynamically linked; net/netip and net/url do not.
+func TestStaticBinary(t *testing.T) {
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Skipf("not an ELF binary here: %v", err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		assert.NotEqual(t, elf.PT_INTERP, p.Type, "synaxi-noreread is dynamically linked")
+	}
 }
 
 // TestParallelProcesses runs many hook processes at once on one context, as

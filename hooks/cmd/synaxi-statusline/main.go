@@ -20,9 +20,9 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 
-	"github.com/synaxi/synaxi/hooks/internal/session"
 	"github.com/synaxi/synaxi/hooks/internal/statusline"
 	"github.com/synaxi/synaxi/internal/buildinfo"
 )
@@ -84,7 +84,7 @@ func line(ctx context.Context, stdin io.Reader, out, stderr io.Writer, getenv fu
 			f.Counters = c
 		}
 	}
-	_, routed := session.RoutedPort(d, getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.Port)
+	_, routed := proxyinfo.RoutedPort(d, getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.Port)
 	f.Proxy = statusline.ProbeProxy(d, routed, f.Summary)
 	ours := statusline.Render(f)
 

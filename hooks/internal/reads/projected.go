@@ -1,7 +1,7 @@
 package reads
 
 import (
-	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -52,8 +52,10 @@ func loopback(baseURL string) bool {
 	if u.Hostname() == "localhost" {
 		return true
 	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && ip.IsLoopback()
+	// net/netip, not net: importing net would link the cgo resolver and make
+	// the hook a dynamically linked binary that pays for ld.so on every call.
+	ip, err := netip.ParseAddr(u.Hostname())
+	return err == nil && ip.IsLoopback()
 }
 
 // shown reports whether the model can still see the requested lines as far

@@ -2,12 +2,10 @@ package session
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,47 +27,6 @@ const (
 	Down
 )
 
-// RoutedPort returns the loopback port baseURL points at if it is synaxi's
-// proxy: the port in the running proxy's record, the recorded port, or the
-// configured one.
-func RoutedPort(d xdg.Dirs, baseURL string, configPort int) (int, bool) {
-	u, err := url.Parse(strings.TrimSpace(baseURL))
-	if err != nil || u.Scheme != "http" {
-		return 0, false
-	}
-	switch u.Hostname() {
-	case "127.0.0.1", "localhost", "::1":
-	default:
-		return 0, false
-	}
-	port, err := strconv.Atoi(u.Port())
-	if err != nil || port <= 0 {
-		return 0, false
-	}
-	for _, p := range knownPorts(d, configPort) {
-		if p == port {
-			return port, true
-		}
-	}
-	return 0, false
-}
-
-func knownPorts(d xdg.Dirs, configPort int) []int {
-	var ports []int
-	if configPort > 0 {
-		ports = append(ports, configPort)
-	}
-	if info, err := proxyinfo.Read(d); err == nil && info.Port > 0 {
-		ports = append(ports, info.Port)
-	}
-	if b, err := os.ReadFile(proxyinfo.PortPath(d)); err == nil {
-		if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && p > 0 {
-			ports = append(ports, p)
-		}
-	}
-	return ports
-}
-
 // live reports whether the proxy that owns the state directory is alive
 // and listens on port (proxyinfo.Live: its record names a live process).
 func live(d xdg.Dirs, port int) bool {
@@ -81,7 +38,7 @@ func live(d xdg.Dirs, port int) bool {
 // this session is routed to it and it is down, waiting at most budget for
 // it to publish its record (it does once it listens). It never waits for the starter process itself.
 func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int, budget time.Duration) ProxyState {
-	port, ok := RoutedPort(d, baseURL, configPort)
+	port, ok := proxyinfo.RoutedPort(d, baseURL, configPort)
 	if !ok {
 		return NotRouted
 	}
