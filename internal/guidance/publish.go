@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -155,8 +156,13 @@ func publishProfile(ctx context.Context, d xdg.Dirs, cfg config.Guidance, writer
 		for _, g := range docs {
 			key := NarrativeKey(g.Project)
 			if !g.Empty() && cfg.SessionStart {
-				n := &Narrative{Key: key, Published: ops.now.UTC(), Guidance: g}
-				if err := statefile.WriteJSON(NarrativePath(d, key), n); err != nil {
+				// The journal's lock covers the narratives: no sidecar
+				// lock of their own.
+				data, err := json.Marshal(&Narrative{Key: key, Published: ops.now.UTC(), Guidance: g})
+				if err != nil {
+					return fmt.Errorf("encode narrative: %w", err)
+				}
+				if err := statefile.WriteBytes(NarrativePath(d, key), data); err != nil {
 					return err
 				}
 				keys[key] = true
@@ -251,15 +257,20 @@ func sortedTargets(j *Journal) []string {
 
 // ProjectRoot is the project a working directory belongs to: the nearest
 // directory at or above cwd holding .git (a directory, or a file in a
-// worktree), else cwd itself. cwd is made absolute and clean.
+// worktree), else cwd itself, cleaned. A cwd that is not an absolute path
+// here is returned cleaned, never resolved against this process's own
+// directory.
 func ProjectRoot(cwd string) string {
 	if cwd == "" {
 		return ""
 	}
-	abs, err := filepath.Abs(cwd)
-	if err != nil {
+	if !filepath.IsAbs(cwd) {
+		// Not a path of this machine (a Windows cwd in a transcript read
+		// on Linux, say): joining it to our own working directory would
+		// invent a project.
 		return filepath.Clean(cwd)
 	}
+	abs := filepath.Clean(cwd)
 	for d := abs; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d

@@ -79,6 +79,9 @@ func TestPublishWritesSectionsAndRollbackRetractsThem(t *testing.T) {
 	rep := r.publish(t)
 	assert.Empty(t, rep.Problems)
 	assert.Len(t, rep.Changed, 4)
+	locks, err := filepath.Glob(filepath.Join(filepath.Dir(NarrativePath(r.d, "x")), "*.lock"))
+	require.NoError(t, err)
+	assert.Empty(t, locks, "narratives are written under the journal's lock, with no sidecar locks of their own")
 	assert.Equal(t, 1, rep.Narratives, "the project's; the global scope has nothing yet")
 
 	agents := read(t, r.path("AGENTS.md"))
@@ -304,6 +307,8 @@ func TestProjectRoot(t *testing.T) {
 	plain := t.TempDir()
 	assert.Equal(t, plain, ProjectRoot(plain), "no repository: the directory itself")
 	assert.Equal(t, "", ProjectRoot(""))
+	assert.Equal(t, `C:\Users\me\repo`, ProjectRoot(`C:\Users\me\repo`), "a Windows cwd read on Linux is not joined to ours")
+	assert.Equal(t, "rel/dir", ProjectRoot("rel/./dir"))
 }
 
 func TestWritersMatchConfig(t *testing.T) {
