@@ -21,6 +21,7 @@ import (
 var checklist = []func(context.Context, *facts) Check{
 	checkConfig,
 	checkBinaries,
+	checkLanguages,
 	checkClaudeCLI,
 	checkSettingsFile,
 	checkPlugin,

@@ -43,10 +43,14 @@ func Commands() map[string]func() {
 	}
 }
 
+// FakeLanguages is what the fake synaxi-mapgen answers to `languages
+// --json`: a build with every language.
+const FakeLanguages = `{"parsed":["bash","c","cpp","csharp","go","java","javascript","python","ruby","rust","tsx","typescript"],"missing":[]}`
+
 // BinSource fills dir with stand-ins for the binaries `make build` puts in
 // plugin/bin (names): synaxi-proxyd runs the fake proxy (found on PATH
 // now, so the copy install makes keeps working when PATH changes), and the
-// others print their names.
+// others print their names (synaxi-mapgen also answers `languages`).
 func BinSource(dir string, names []string) error {
 	proxyd, err := exec.LookPath("synaxi-proxyd")
 	if err != nil {
@@ -57,8 +61,11 @@ func BinSource(dir string, names []string) error {
 	}
 	for _, name := range names {
 		body := "#!/bin/sh\necho " + name + "\n"
-		if name == "synaxi-proxyd" {
+		switch name {
+		case "synaxi-proxyd":
 			body = fmt.Sprintf("#!/bin/sh\nexec '%s' \"$@\"\n", proxyd)
+		case "synaxi-mapgen": // doctor asks it for its languages
+			body = "#!/bin/sh\nif [ \"$1\" = languages ]; then echo '" + FakeLanguages + "'; else echo " + name + "; fi\n"
 		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			return err

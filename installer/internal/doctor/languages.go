@@ -1,0 +1,46 @@
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/synaxi/synaxi/installer/internal/setup"
+)
+
+// languagesTimeout bounds asking synaxi-mapgen for its languages.
+const languagesTimeout = 10 * time.Second
+
+// checkLanguages asks the installed synaxi-mapgen (built the same way as
+// synaxi-mcp, which serves the maps) which languages it parses. A build
+// without cgo parses Go only; doctor names what it lacks instead of letting
+// maps of a Rust or TypeScript repository come back empty.
+func checkLanguages(ctx context.Context, f *facts) Check {
+	const name = "map languages"
+	bin := filepath.Join(setup.BinDir(f.d), "synaxi-mapgen")
+	rebuild := "run `make build && plugin/bin/synaxi install` in the checkout"
+	ctx, cancel := context.WithTimeout(ctx, languagesTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "languages", "--json").Output()
+	if err != nil {
+		return Check{Name: name, Warn: true, Detail: fmt.Sprintf("cannot ask %s languages: %v", bin, err), Fix: rebuild}
+	}
+	var rep struct {
+		Parsed  []string `json:"parsed"`
+		Missing []string `json:"missing"`
+	}
+	if err := json.Unmarshal(out, &rep); err != nil || len(rep.Parsed) == 0 {
+		return Check{Name: name, Warn: true, Detail: bin + " languages --json printed no language list (a build older than the languages command?)", Fix: rebuild}
+	}
+	if len(rep.Missing) > 0 {
+		return Check{Name: name, Warn: true,
+			Detail: fmt.Sprintf("parses %s only; cannot parse %s (built without cgo): maps leave those files out and say so",
+				strings.Join(rep.Parsed, ", "), strings.Join(rep.Missing, ", ")),
+			Fix: "rebuild with a C compiler (cc or gcc on PATH): " + rebuild}
+	}
+	return Check{Name: name, OK: true, Detail: "parses " + strings.Join(rep.Parsed, ", ")}
+}
