@@ -208,8 +208,22 @@ func guardForm(text string) (kind, rule string) {
 	return kind, sentence(kind + " " + body)
 }
 
+// softeners are leading words that frame a rule without being part of it:
+// "please run the tests" is the rule "run the tests".
+var softeners = []string{"please ", "pls ", "i think that ", "i think ", "i'd like you to ", "i want you to ",
+	"we should ", "you should ", "let's ", "lets ", "from now on, ", "from now on ", "going forward, ",
+	"going forward ", "in the future, ", "in the future "}
+
 // ruleOf splits trimmed text into a kind and the rest of the rule.
 func ruleOf(t string) (kind, body string) {
+	for cut := true; cut; {
+		cut = false
+		for _, p := range softeners {
+			if low := strings.ToLower(t); strings.HasPrefix(low, p) && strings.ContainsFunc(t[len(p):], unicode.IsLetter) {
+				t, cut = strings.TrimSpace(t[len(p):]), true
+			}
+		}
+	}
 	low := strings.ToLower(t)
 	rest := func(n int) string { return strings.TrimSpace(t[n:]) }
 	for _, l := range []struct{ lead, kind string }{
