@@ -71,9 +71,13 @@ func TestStatusListsTheNewestDeadLetters(t *testing.T) {
 		_, err = q.Fail(j, errors.New("transcript does not exist"), true, 5, time.Second, time.Now())
 		require.NoError(t, err)
 	}
+	j, err := q.Add(queue.Job{Session: "later", Transcript: "/x.jsonl"})
+	require.NoError(t, err)
+	_, err = q.Fail(j, errors.New("endpoint down"), false, 5, time.Hour, time.Now())
+	require.NoError(t, err)
 	var out bytes.Buffer
 	Status(&out, Env{Dirs: d, Config: config.Default()})
-	assert.Contains(t, out.String(), "13 dead letter(s)")
+	assert.Contains(t, out.String(), "1 queued (1 retrying), 13 dead letter(s); next retry due ")
 	assert.Contains(t, out.String(), "3 older ones not listed")
 	assert.NotContains(t, out.String(), "session s02 ")
 	assert.Contains(t, out.String(), "session s03 ")

@@ -248,6 +248,9 @@ func Status(w io.Writer, e Env) {
 		return
 	}
 	line := fmt.Sprintf("%d queued (%d retrying), %d dead letter(s)", len(st.Pending), retrying, len(dead))
+	if _, next := st.Due(time.Now()); !next.IsZero() {
+		line += fmt.Sprintf("; next retry due %s (a drain runs at every session end)", next.Local().Format("15:04:05"))
+	}
 	if n := q.SetAside(); n > 0 {
 		line += fmt.Sprintf(", %d corrupt line(s) set aside in %s", n, q.Dir())
 	}
