@@ -243,7 +243,12 @@ func (snap *Snapshot) decodeMeta(raw []byte) error {
 }
 
 // File decodes the parse result of file i (zero for a skipped file).
-func (sn *Snapshot) File(i int) (symbols.File, error) {
+func (sn *Snapshot) File(i int) (symbols.File, error) { return sn.decode(i, true) }
+
+// FileNoLines decodes the parse result of file i without RefLines.
+func (sn *Snapshot) FileNoLines(i int) (symbols.File, error) { return sn.decode(i, false) }
+
+func (sn *Snapshot) decode(i int, lines bool) (symbols.File, error) {
 	n := sn.offs[i+1] - sn.offs[i]
 	if n == 0 {
 		return symbols.File{}, nil
@@ -258,7 +263,7 @@ func (sn *Snapshot) File(i int) (symbols.File, error) {
 		}
 	}
 	d := &dec{b: raw}
-	f := decodeFile(d)
+	f := decodeFile(d, lines)
 	if d.err != nil {
 		return symbols.File{}, fmt.Errorf("decode index entry %s: %w", sn.Files[i].Rel, d.err)
 	}

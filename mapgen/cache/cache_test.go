@@ -79,7 +79,7 @@ func TestCodecWritesEveryField(t *testing.T) {
 	var e enc
 	encodeFile(&e, &f)
 	d := &dec{b: e.b}
-	got := decodeFile(d)
+	got := decodeFile(d, true)
 	require.NoError(t, d.err)
 	assert.Empty(t, d.b)
 	assert.Equal(t, f, got)

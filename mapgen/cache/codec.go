@@ -140,7 +140,10 @@ func encodeDefs(e *enc, defs []symbols.Def) {
 	}
 }
 
-func decodeFile(d *dec) symbols.File {
+// decodeFile reads what encodeFile wrote; without lines it skips
+// RefLines (ranking needs only the counts, and the lines are most of the
+// memory a decoded tree takes).
+func decodeFile(d *dec, lines bool) symbols.File {
 	var f symbols.File
 	f.Lang = d.str()
 	f.Package = d.str()
@@ -154,16 +157,20 @@ func decodeFile(d *dec) symbols.File {
 		}
 	}
 	if n := d.count(2); n > 0 {
-		f.RefLines = make(map[string][]int, n)
+		if lines {
+			f.RefLines = make(map[string][]int, n)
+		}
 		for range n {
-			k := d.str()
-			lines := make([]int, d.count(1))
+			k := d.raw(d.count(1))
+			ls := make([]int, d.count(1))
 			prev := 0
-			for j := range lines {
+			for j := range ls {
 				prev += d.signed()
-				lines[j] = prev
+				ls[j] = prev
 			}
-			f.RefLines[k] = lines
+			if lines {
+				f.RefLines[string(k)] = ls
+			}
 		}
 	}
 	f.Imports = d.strs()

@@ -85,7 +85,8 @@ func (ix *Index) graph() *graph {
 }
 
 // Entries returns every indexed file (skipped ones left out), decoding them
-// from the persisted index on first use.
+// from the persisted index on first use; entries decoded from it carry no
+// RefLines (candidates decodes those per file).
 func (ix *Index) Entries() []Entry {
 	ix.once.Do(func() {
 		if ix.files != nil || ix.snap == nil {
@@ -97,7 +98,7 @@ func (ix *Index) Entries() []Entry {
 			if st.Skip {
 				continue
 			}
-			f, err := ix.snap.File(i)
+			f, err := ix.snap.FileNoLines(i) // lines come per file, when a lookup asks
 			if err != nil {
 				f = symbols.File{Err: err.Error()}
 			}

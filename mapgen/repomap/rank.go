@@ -272,6 +272,7 @@ func isTestFile(rel string) bool {
 // mean, with its weight before personalisation.
 type link struct {
 	name string
+	uses int
 	w    float64 // whole weight of the reference, split evenly over to
 	to   []defSite
 }
@@ -314,7 +315,7 @@ func buildGraph(files []Entry) *graph {
 			}
 			name := symbols.RefName(key)
 			w := math.Sqrt(float64(f.Refs[key])) * specificity(name, len(l.byName[name]), len(files))
-			g.links[src] = append(g.links[src], link{name: name, w: w, to: slices.Clone(to)})
+			g.links[src] = append(g.links[src], link{name: name, uses: f.Refs[key], w: w, to: slices.Clone(to)})
 		}
 	}
 	return g
@@ -408,14 +409,33 @@ func (g *graph) scoreDefs(p personalised, pr []float64) map[defKey]float64 {
 }
 
 // direct scores the definitions the focus files (and focus identifiers)
-// name directly, by the weight of the links that name them: a focused map
-// shows these first, as the agent is about to need them.
+// name directly: a focused map shows these first, as the agent is about to
+// need them. A reference counts sqrt(uses), split over the definitions it may
+// mean, whatever the name's specificity (the focus file does use it). In
+// Python, where a reference is a bare name, a name the file imports from a
+// module ("from m import name") counts ten times, and one that resolves
+// only to methods a tenth (mostly attributes of other objects).
 func (g *graph) direct(focus map[int]bool, mentioned map[string]bool) map[defKey]float64 {
 	out := map[defKey]float64{}
 	for src := range focus {
+		f := g.files[src]
+		fromImports := map[string]bool{}
+		for _, imp := range f.Imports {
+			if i := strings.LastIndexByte(imp, '.'); i > 0 {
+				fromImports[imp[i+1:]] = true
+			}
+		}
 		for _, lk := range g.links[src] {
+			w := math.Sqrt(float64(lk.uses)) / float64(len(lk.to))
+			if f.Lang == "python" && fromImports[lk.name] {
+				w *= 10
+			}
 			for _, d := range lk.to {
-				out[defKey{d.file, lk.name, d.method}] += lk.w / float64(len(lk.to))
+				dw := w
+				if f.Lang == "python" && d.method {
+					dw *= 0.1
+				}
+				out[defKey{d.file, lk.name, d.method}] += dw
 			}
 		}
 	}
