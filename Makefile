@@ -28,6 +28,10 @@ COMMANDS := proxyd/cmd/synaxi-proxyd hooks/cmd/synaxi-noreread hooks/cmd/synaxi-
 # Any further command in a product module (e.g. hooks/cmd/synaxi-ingest) is built too.
 EXTRA_COMMANDS := $(filter-out $(COMMANDS),$(patsubst %/,%,$(dir $(wildcard $(addsuffix /cmd/*/main.go,$(MODULES))))))
 
+# Only the map parsers (tree-sitter) need cgo; every other binary is built
+# static, so a hook starts without the dynamic loader (about 1 ms a start).
+CGO_MODULES := mapgen mcp
+
 GO_TEST_FLAGS ?=
 E2E_TIMEOUT ?= 20m
 
@@ -36,8 +40,9 @@ build:
 	@mkdir -p $(BIN)
 	@for c in $(COMMANDS) $(EXTRA_COMMANDS); do \
 		mod=$${c%%/*}; name=$${c##*/}; \
-		echo "go build $$name ($(VERSION))"; \
-		(cd $$mod && go build -trimpath -ldflags "$(LDFLAGS)" -o $(abspath $(BIN))/$$name ./$${c#*/}) || exit 1; \
+		cgo=0; case " $(CGO_MODULES) " in *" $$mod "*) cgo=1 ;; esac; \
+		echo "go build $$name ($(VERSION), CGO_ENABLED=$$cgo)"; \
+		(cd $$mod && CGO_ENABLED=$$cgo go build -trimpath -ldflags "$(LDFLAGS)" -o $(abspath $(BIN))/$$name ./$${c#*/}) || exit 1; \
 	done
 
 .PHONY: test
