@@ -70,6 +70,7 @@ type use struct {
 type recallRow struct {
 	File      string  `json:"file"`
 	Uses      int     `json:"uses"`
+	Shown     int     `json:"shown"` // definitions the focused map shows: with more uses than this, recall cannot reach 1
 	Focused   float64 `json:"focused"`
 	Unfocused float64 `json:"unfocused"`
 	Missed    []use   `json:"missed,omitempty"` // by the focused map
@@ -121,7 +122,7 @@ func measureRecall(t *testing.T, tree, dir string, truth map[string][]use) recal
 			continue
 		}
 		focused := ix.Map(MapOptions{Budget: RecallBudget, Focus: []string{rel}})
-		row := recallRow{File: rel, Uses: len(uses)}
+		row := recallRow{File: rel, Uses: len(uses), Shown: focused.Shown}
 		for _, u := range uses {
 			if shows(focused, u) {
 				row.Focused++

@@ -89,6 +89,16 @@ print("| tree | files | focused: mean | focused: worst (file) | unfocused: mean 
 print("| --- | --- | --- | --- | --- |")
 for t in trees:
     print(f"| {t['tree']} ({t['root']}) | {t['files']} | {t['mean_focused']:.3f} | {t['worst_focused']:.3f} ({t['worst_file']}) | {t['mean_unfocused']:.3f} |")
+print()
+print("Files below 0.7 with a focused map, with how many definitions they use and how many the")
+print("map could show in 2,000 tokens (with more uses than that, recall cannot reach 1):")
+print()
+print("| tree | file | uses | shown | focused | unfocused |")
+print("| --- | --- | --- | --- | --- | --- |")
+for t in trees:
+    for r in t['rows']:
+        if r['focused'] < 0.7:
+            print(f"| {t['tree']} | {r['file']} | {r['uses']} | {r['shown']} | {r['focused']:.3f} | {r['unfocused']:.3f} |")
 PY
 echo
 echo "Measured by \`scripts/bench.d/maps.sh\`: wall time and peak RSS from \`/usr/bin/time\`; \"cold\""
