@@ -54,7 +54,30 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 	}
 	x := <-handOff
 	s.hook("record")
-	a := x.answer
+	row, res := s.row(x)
+	if req.gated {
+		row.Counterfactual, row.CounterfactualNull = cf.tokens, cf.null
+		if cf.tokens == nil {
+			s.probeFailures.Add(1)
+		}
+		if after != nil {
+			<-after
+		}
+		row.CounterfactualCached = s.cached(req, cf.tokens)
+		if err := ledger.Record(s.o.Dirs, row); err != nil {
+			s.ledgerErrors.Add(1)
+			s.log.Error("write ledger row", "id", req.id, "err", err)
+		}
+	}
+	if s.o.ConvLog != nil {
+		s.logConversation(x, row, res)
+	}
+}
+
+// row reads a finished exchange into its ledger row, all but the
+// counterfactual. A fault in measurement counts as a fail-open.
+func (s *Server) row(x *exchange) (*ledger.Row, measure.Result) {
+	req, a := x.req, x.answer
 	res := measure.Result{Problem: a.proxyErr}
 	if a.collector != nil {
 		res = a.collector.Result(a.complete)
@@ -83,23 +106,7 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 	if row.Model == "" {
 		row.Model = gjson.GetBytes(x.served.body, "model").Str
 	}
-	if req.gated {
-		row.Counterfactual, row.CounterfactualNull = cf.tokens, cf.null
-		if cf.tokens == nil {
-			s.probeFailures.Add(1)
-		}
-		if after != nil {
-			<-after
-		}
-		row.CounterfactualCached = s.cached(req, cf.tokens)
-		if err := ledger.Record(s.o.Dirs, row); err != nil {
-			s.ledgerErrors.Add(1)
-			s.log.Error("write ledger row", "id", req.id, "err", err)
-		}
-	}
-	if s.o.ConvLog != nil {
-		s.logConversation(x, row, res)
-	}
+	return row, res
 }
 
 // probe asks count_tokens what the original body costs. It never panics.
