@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -32,10 +31,13 @@ func TestGoAgainstGoDoc(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go doc on 13 packages")
 	}
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		t.Skipf("no go command in GOROOT (%s): %v", runtime.GOROOT(), err)
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command on PATH: %v", err)
 	}
+	out, err := exec.Command(goBin, "env", "GOROOT").Output()
+	require.NoError(t, err, "go env GOROOT")
+	goroot := strings.TrimSpace(string(out))
 	for _, pkg := range goDocPackages {
 		t.Run(pkg, func(t *testing.T) {
 			short := goDoc(t, goBin, "-short", pkg)
@@ -43,7 +45,7 @@ func TestGoAgainstGoDoc(t *testing.T) {
 			for line := range strings.Lines(goDoc(t, goBin, "-all", "-src", pkg)) {
 				src[strings.TrimSpace(line)] = true
 			}
-			defs := parseGoDir(t, filepath.Join(runtime.GOROOT(), "src", filepath.FromSlash(pkg)))
+			defs := parseGoDir(t, filepath.Join(goroot, "src", filepath.FromSlash(pkg)))
 			checked := 0
 			for line := range strings.Lines(short) {
 				m := goDocShort.FindStringSubmatch(line)
