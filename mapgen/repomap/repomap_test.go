@@ -268,6 +268,13 @@ func TestPersistedIndex(t *testing.T) {
 	writeTree(t, dir, map[string]string{".gitignore": "rare/\n"})
 	age(t, dir)
 	assert.NotContains(t, build(t, dir, store).Map(MapOptions{Budget: 5000}).Text, "rare/rare.go")
+
+	// Editing it in place (the directory's time does not change) is seen too.
+	writeTree(t, dir, map[string]string{".gitignore": "util/\n# rare is back\n"})
+	age(t, dir)
+	text := build(t, dir, store).Map(MapOptions{Budget: 5000}).Text
+	assert.Contains(t, text, "rare/rare.go")
+	assert.NotContains(t, text, "util/util.go")
 }
 
 func TestIndexerMemo(t *testing.T) {

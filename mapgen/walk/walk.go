@@ -143,7 +143,7 @@ type Dir struct {
 type Result struct {
 	Files     []File   // sorted by path
 	Dirs      []Dir    // every directory read, the root first
-	Sources   []string // ignore files consulted, present or not (absolute paths)
+	Sources   []string // ignore files consulted (absolute paths): those above the root present or not, those in Dirs present
 	Truncated bool     // stopped at MaxFiles or MaxDirs
 }
 
@@ -211,9 +211,11 @@ func (w *walker) dir(rel string, rules ignore.Rules) error {
 		return nil
 	}
 	w.res.Dirs = append(w.res.Dirs, Dir{Rel: rel, ModTime: st.ModTime()})
+	// A .gitignore created or removed here changes this directory's time;
+	// only an existing one can change without it.
 	gi := filepath.Join(abs, ".gitignore")
-	w.res.Sources = append(w.res.Sources, gi)
 	if data, err := os.ReadFile(gi); err == nil {
+		w.res.Sources = append(w.res.Sources, gi)
 		rules = rules.With(ignore.Parse(w.gitPath(rel), data))
 	}
 	entries, err := os.ReadDir(abs)
