@@ -21,7 +21,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 7
+const Version = 8
 
 // Definition kinds.
 const (

@@ -326,6 +326,13 @@ func (l *tsLang) signature(def, outer, body *sitter.Node, kind string, src []byt
 		end = body.StartByte()
 	}
 	text := string(src[l.sigStart(def, outer):end])
+	if kind == KindType && body != nil && end == body.StartByte() && body.EndByte() < def.EndByte() {
+		// typedef struct s {…} name: keep the name that follows the body
+		after := strings.TrimSpace(strings.TrimRight(string(src[body.EndByte():def.EndByte()]), "; \t\r\n"))
+		if after != "" && len(after) < maxValueSignature {
+			text += "{…} " + after
+		}
+	}
 	limit := maxSignature
 	if valueKinds[kind] {
 		limit = maxValueSignature

@@ -12,6 +12,7 @@
 (union_specifier name: (type_identifier) @name body: (_)) @definition.struct
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 (enumerator name: (identifier) @name) @definition.variant
+(type_definition type: (_ body: (_) @body) declarator: (_) @name.declarator) @definition.type
 (type_definition declarator: (_) @name.declarator) @definition.type
 (alias_declaration name: (type_identifier) @name) @definition.type
 (preproc_def name: (identifier) @name) @definition.macro
