@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -140,4 +141,27 @@ func TestEveryLanguageParsesItsSample(t *testing.T) {
 		assert.NotEmpty(t, f.Refs, s)
 		assert.Len(t, f.RefLines, len(f.Refs), s)
 	}
+}
+
+// Parse runs concurrently (the indexer's workers share nothing but the
+// pools): every goroutine gets the serial result for every corpus file.
+func TestParseConcurrent(t *testing.T) {
+	srcs := map[string][]byte{}
+	want := map[string]File{}
+	for _, s := range samples {
+		src, err := os.ReadFile(filepath.Join("testdata", s))
+		require.NoError(t, err)
+		srcs[s], want[s] = src, Parse(s, src)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 3 {
+				for _, s := range samples {
+					assert.Equal(t, want[s], Parse(s, srcs[s]), s)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
