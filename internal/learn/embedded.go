@@ -20,11 +20,26 @@ type Extractor interface {
 }
 
 // Embedded is the default extractor: rules over the user's typed turns, no
-// network, deterministic. It recognises corrections ("no, use…", "don't…",
-// "stop…", "that's wrong…"), stated rules, preferences and conventions,
-// approvals, self-descriptions of expertise, and repeated tool failures
-// followed by the user stepping in; English first, with the commonest
-// German, French and Spanish forms.
+// network, deterministic. It learns only what reads as durable, so that a
+// one-off task statement never comes back as a rule in the next session:
+//   - rules said with a time-free marker (always, never, don't ever, from
+//     now on, every time, by default…) or a prohibition of a habit ("stop
+//     adding…", "don't … every…"), as guards;
+//   - stated preferences and conventions ("I prefer…", "we use…", "X
+//     instead of Y"), under their topic's dimension;
+//   - quality gates demanded when the assistant reached a checkpoint (it
+//     ran git or asked how to go on): "run pre-commit, gitleaks";
+//   - "keep going until…/without…" (autonomy), self-descriptions of
+//     expertise, complaints about the assistant repeating a failure ("you
+//     forgot… again", "I told you…"), and repeated tool failures followed
+//     by the user stepping in.
+//
+// It learns nothing from questions, hedges and hypotheses ("I think we
+// should…", "I suspect…"), menu answers, greetings, or sentences marked as
+// temporary ("for now", "this time", "yet"). English first, with the
+// commonest German, French and Spanish forms. testdata/fixtures.tsv and
+// testdata/constructed.tsv measure it (docs/ingest.md, "Extraction
+// quality").
 type Embedded struct{}
 
 // Name is "embedded".
@@ -42,7 +57,7 @@ func (Embedded) Extract(_ context.Context, d *Doc, _ []profile.Entry) ([]profile
 		sentences := Sentences(t.Text)
 		found := false
 		for _, s := range sentences {
-			if o, ok := classify(s); ok && (o.Confidence > 0.4 || len(sentences) <= 3) {
+			if o, ok := classify(s, t.Before); ok && (o.Confidence > 0.4 || len(sentences) <= 3) {
 				o.Evidence = ev(s)
 				out = append(out, o)
 				found = true
@@ -55,15 +70,6 @@ func (Embedded) Extract(_ context.Context, d *Doc, _ []profile.Entry) ([]profile
 				Dimension:  profile.AIFailures,
 				Text:       fmt.Sprintf("kept retrying failing %s calls instead of stopping to rethink", t.Before.FailingTool),
 				Confidence: 0.6, Evidence: ev(sentences[0]),
-			})
-		}
-		// A bare approval right after an action says what the user wants
-		// more of.
-		if !found && len(sentences) == 1 && approvalRE.MatchString(sentences[0]) && len(sentences[0]) <= 40 && len(t.Before.Tools) > 0 {
-			out = append(out, profile.Observation{
-				Dimension:  profile.Expectations,
-				Text:       "approves when the assistant " + coarse(t.Before.Tools[len(t.Before.Tools)-1]),
-				Confidence: 0.4, Evidence: ev(sentences[0]),
 			})
 		}
 		// A strong reaction right after an action is a trigger.
@@ -105,59 +111,97 @@ func appendSentence(out []string, s string) []string {
 }
 
 var (
-	// A correction opens the sentence.
-	correctionRE = lazy(`(?i)^(no+[,.!:]|nope|nah[,. ]|wrong|incorrect|that'?s (wrong|not|incorrect)|that is (wrong|not)|not (that|like that|what i)|i (said|meant|asked)|undo|revert|why did you|you (shouldn'?t|should not|didn'?t|forgot)|stop|nein[,. ]|falsch|nicht so|non[,. ]|c'est faux|pas comme ça|eso (está|esta) mal)`)
-	// A rule: always/never/don't…, anywhere it governs the sentence.
-	ruleRE = lazy(`(?i)(^|\b)(never|always|don'?t|do not|stop|avoid|make sure|from now on|going forward|in the future|must|mustn'?t|immer|niemals|nie |bitte keine|toujours|jamais|siempre|nunca|no uses)\b`)
+	// A time-free marker makes a rule of what it governs.
+	durableRE = lazy(`(?i)(^|\b)(never|always|from now on|going forward|in (the )?future|every ?time|each time|whenever|by default|as a rule|(don'?t|do not) ever|no more|immer|niemals|nie|ab jetzt|ab sofort|künftig|grundsätzlich|bitte keine|toujours|jamais|désormais|dorénavant|à l'avenir|siempre|nunca|de ahora en adelante|a partir de ahora)\b`)
+	// A prohibition leading the sentence ("don't", "stop", "avoid"): a rule
+	// only when it forbids a habit, not one step of the task.
+	prohibitRE = lazy(`(?i)^(please |pls |and )?(don'?t|do not|stop|avoid|quit|no more|hör auf|arrête|deja de)\b\s*(.*)$`)
+	// Words that make a prohibition general: "… every function", "… again".
+	generalRE = lazy(`(?i)\b(every|each|any|all|anything|anyone|ever|again|whenever)\b`)
+	// Words that make a sentence about this moment only.
+	oneOffRE = lazy(`(?i)\b(for now|this time|just this once|yet|right now|at the moment|for the moment|today|for this (one|task|pr|file|commit)|erstmal|vorerst|diesmal|pour l'instant|cette fois|por ahora|esta vez)\b`)
 	// A stated preference or convention.
-	preferRE = lazy(`(?i)\b(i (prefer|'?d prefer|like|'?d like|expect|hate|dislike)|we (use|always|never|prefer)|our (convention|style|standard)|convention is|prefer|instead of|rather than|by default|should (always|never|first)|we should|let'?s always|ich (möchte|will|bevorzuge)|je (préfère|veux)|prefiero)\b`)
-	// Ordering of work: X before Y.
-	beforeRE = lazy(`(?i)\b(before|first\b.*\bthen|after)\b`)
-	// Autonomy: keep going until done.
+	preferRE = lazy(`(?i)\b(i (really )?(prefer|'?d prefer|'?d rather|like|love|hate|dislike|don'?t like|can'?t stand)|we (use|prefer|don'?t use|never use|always use)|our (convention|style|standard|rule)s? (is|are)|convention is|instead of|rather than|ich (bevorzuge|mag keine|hasse)|wir (verwenden|benutzen|nutzen)|je (préfère|déteste|n'aime pas)|(nous|on) utilise|prefiero|odio|usamos)\b`)
+	// A sentence that opens with a verb of a quality gate, naming a gate.
+	gateVerbRE = lazy(`(?i)^(please |pls |and )?(run|use|sign|lint|format|check|verify|scan|test)\b`)
+	gateRE     = lazy(`(?i)\b(tests?|lint\w*|pre-?commit|hooks?|checks?|gitleaks|secrets? scan\w*|gofmt|go vet|vet|typecheck\w*|sign\w*|review\w*|format\w*|ci)\b`)
+	// Autonomy: keep going until done, without asking.
 	autonomyRE = lazy(`(?i)^(continue|keep going|carry on|proceed|don'?t stop)\b.*\b(until|without)\b`)
-	approvalRE = lazy(`(?i)^(perfect|great|excellent|exactly|lgtm|looks good|nice|awesome|that works|works now|good job|well done|genau|parfait|perfecto)\b`)
+	// The user complains that the assistant repeats a failure.
+	repeatRE = lazy(`(?i)(\byou (forgot|keep|ignored|again|didn'?t (listen|read))\b|\bi (already )?(told you|said|asked you)\b|\bhow many times\b|\bagain[,:!]|\bwie oft\b|\bje t'ai (dit|déjà dit)\b|\bya te (dije|lo dije)\b)`)
+	// A suggestion about the task at hand ("I think we should investigate
+	// X before Y"), unless a time-free marker makes it a rule.
+	suggestRE  = lazy(`(?i)\b(we should|we could|let'?s|i think|sollten wir|on devrait|deberíamos)\b`)
 	expertRE   = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
 	leadRE     = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
 	questionRE = lazy(`\?\s*$`)
-	hedgeRE    = lazy(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
-	// A sentence that starts with an imperative verb.
-	imperativeRE = lazy(`(?i)^(run|use|sign|commit|push|test|lint|format|install|rebase|keep)\b`)
+	// Hedges and hypotheses about the problem at hand: not facts, not rules.
+	hedgeRE = lazy(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|i suspect|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
 )
 
 // keyword sets that route an observation to a dimension.
 var (
-	codeStyleRE = lazy(`(?i)\b(indent\w*|tabs?|spaces|naming|camel ?case|snake_case|type hints?|comments?|docstrings?|variables?|functions?|error handling|early returns?|imports?|semicolons?|quotes|gofmt|prettier|black|eslint|style|idiomatic|readab\w+|helpers?|abstractions?)\b`)
-	commsRE     = lazy(`(?i)\b(concise|brief|short(er)?|too long|verbose|explain\w*|summar\w+|emojis?|tone|answers?|respond\w*|reply|replies|language|in (english|german|french|spanish)|just the code|wordy|chatty)\b`)
+	codeStyleRE = lazy(`(?i)\b(indent\w*|tabs?|spaces|naming|names|camel ?case|snake_case|type hints?|comments?|docstrings?|variables?|functions?|error handling|early returns?|imports?|semicolons?|quotes|gofmt|prettier|black|eslint|style|idiomatic|readab\w+|helpers?|abstractions?|funktion\w*|kommentar\w*|variabl\w+|fonctions?|commentaires?|funci\w+|comentarios?|nombres)\b`)
+	commsRE     = lazy(`(?i)\b(concise|brief|short(er)?|too long|verbose|explain\w*|summar\w+|emojis?|tone|answers?|respond\w*|reply|replies|language|in (english|german|french|spanish)|just the code|wordy|chatty|antwort\w*|deutsch|englisch|réponses?|français|anglais|respuestas?|español|inglés)\b`)
 	workflowRE  = lazy(`(?i)\b(commits?|committ\w*|push\w*|pull requests?|prs?|branch\w*|merge\w*|rebase|tests?|testing|ci|deploy\w*|release\w*|pre-commit|gitleaks|sign\w*|gpg|reviews?|builds?|lint\w*|npm|pnpm|yarn|docker|migrations?|investigate|plan\w*|worktrees?)\b`)
 	valuesRE    = lazy(`(?i)\b(i care about|important to me|i value|security|privacy|simplicity|correctness|quality|performance matters)\b`)
 )
 
-// classify recognises one sentence.
-func classify(s string) (profile.Observation, bool) {
+// classify recognises one sentence typed after the assistant did before.
+func classify(s string, before Action) (profile.Observation, bool) {
 	lower := strings.ToLower(s)
-	if questionRE.MatchString(s) || hedgeRE.MatchString(s) {
-		// A question or a hypothesis is not a fact about the user.
+	durable := durableRE.MatchString(s)
+	if questionRE.MatchString(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || !durable && suggestRE.MatchString(s) {
+		// A question, a hypothesis or an order for this moment is not a
+		// fact about the user.
 		return profile.Observation{}, false
 	}
 	text := strings.TrimRight(leadRE.ReplaceAllString(lower, ""), ".!; ")
 	if text == "" {
 		text = lower
 	}
+	words := len(strings.Fields(s))
 	switch {
-	case ruleRE.MatchString(s) && len(strings.Fields(s)) >= 3:
+	case durable && words >= 3:
 		return profile.Observation{Dimension: profile.Guards, Text: text, Confidence: 0.7}, true
+	case prohibitsHabit(text) && words >= 3:
+		return profile.Observation{Dimension: profile.Guards, Text: text, Confidence: 0.6}, true
 	case expertRE.MatchString(s):
 		return profile.Observation{Dimension: profile.Expertise, Text: text, Confidence: 0.6}, true
 	case autonomyRE.MatchString(s):
 		return profile.Observation{Dimension: profile.Expectations, Text: text, Confidence: 0.5}, true
-	case preferRE.MatchString(s), beforeRE.MatchString(s) && strings.Contains(lower, "should"):
+	case preferRE.MatchString(s):
 		return profile.Observation{Dimension: route(s), Text: text, Confidence: 0.6}, true
-	case correctionRE.MatchString(s) && len(strings.Fields(s)) >= 2:
-		return profile.Observation{Dimension: profile.AIFailures, Text: text, Confidence: 0.7}, true
-	case imperativeRE.MatchString(s) && workflowRE.MatchString(s):
-		return profile.Observation{Dimension: profile.Workflow, Text: text, Confidence: 0.4}, true
+	case repeatRE.MatchString(s) && words >= 3:
+		return profile.Observation{Dimension: profile.AIFailures, Text: text, Confidence: 0.6}, true
+	case gateVerbRE.MatchString(text) && gateRE.MatchString(text) && atCheckpoint(before):
+		return profile.Observation{Dimension: profile.Workflow, Text: text, Confidence: 0.5}, true
 	}
 	return profile.Observation{}, false
+}
+
+// prohibitsHabit reports whether text opens with a prohibition of a habit:
+// "stop explaining every change", "don't add comments to every function",
+// "avoid adding dependencies", but not "stop the server" or "don't touch
+// that file".
+func prohibitsHabit(text string) bool {
+	m := prohibitRE.FindStringSubmatch(text)
+	if m == nil {
+		return false
+	}
+	verb, _, _ := strings.Cut(m[3], " ")
+	return generalRE.MatchString(m[3]) || len(verb) > 5 && strings.HasSuffix(verb, "ing")
+}
+
+// atCheckpoint reports whether the assistant had just reached a point
+// where the user's process applies: it ran git, or it stopped to ask.
+func atCheckpoint(a Action) bool {
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git") {
+			return true
+		}
+	}
+	return len(a.Tools) == 0 && a.Words > 0
 }
 
 // route picks the dimension of a preference by its vocabulary.
@@ -169,7 +213,7 @@ func route(s string) string {
 		return profile.Communication
 	case valuesRE.MatchString(s):
 		return profile.Values
-	case workflowRE.MatchString(s), beforeRE.MatchString(s):
+	case workflowRE.MatchString(s):
 		return profile.Workflow
 	}
 	return profile.Expectations
@@ -269,3 +313,5 @@ func (l *lazyRE) get() *regexp.Regexp {
 func (l *lazyRE) MatchString(s string) bool { return l.get().MatchString(s) }
 
 func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }
+
+func (l *lazyRE) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }

@@ -112,7 +112,7 @@ func TestEveryQuoteIsInAHumanTurn(t *testing.T) {
 
 func TestLabelledCorrectionsAreCaptured(t *testing.T) {
 	fixtures := sharedFixtures(t)
-	f, err := os.Open("testdata/labelled.tsv")
+	f, err := os.Open("testdata/fixtures.tsv")
 	require.NoError(t, err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -138,11 +138,11 @@ func TestLabelledCorrectionsAreCaptured(t *testing.T) {
 					if d.Turn(ev.UUID).Line != lineNo {
 						continue
 					}
-					if cols[2] == "-" {
+					if cols[2] == "-" && (ev.Quote == cols[3] || !strings.Contains(cols[3], " ")) {
 						t.Errorf("learned %s %q from line %d, which says nothing durable", o.Dimension, o.Text, lineNo)
 						return
 					}
-					if ev.Quote == cols[3] {
+					if cols[2] != "-" && ev.Quote == cols[3] {
 						assert.Equal(t, cols[2], o.Dimension)
 						return
 					}
@@ -208,7 +208,10 @@ func TestEmbeddedRules(t *testing.T) {
 		{"no, use pnpm instead of npm", profile.Workflow, "use pnpm instead of npm"},
 		{"don't add comments to every function", profile.Guards, "don't add comments to every function"},
 		{"stop running the whole test suite after each edit", profile.Guards, "stop running the whole test suite after each edit"},
-		{"that's wrong, the port is 8080", profile.AIFailures, "that's wrong, the port is 8080"},
+		{"you forgot to run the linter again", profile.AIFailures, "you forgot to run the linter again"},
+		{"we use tabs, not spaces", profile.CodeStyle, "we use tabs, not spaces"},
+		{"from now on, answer in English", profile.Guards, "from now on, answer in english"},
+		{"sign the commit and run the pre-commit hooks", profile.Workflow, "sign the commit and run the pre-commit hooks"},
 		{"I prefer early returns over nested ifs", profile.CodeStyle, "i prefer early returns over nested ifs"},
 		{"please keep answers short, I prefer concise replies", profile.Communication, "please keep answers short, i prefer concise replies"},
 		{"I'm a senior Go developer", profile.Expertise, "i'm a senior go developer"},
@@ -238,10 +241,32 @@ func TestRepeatedToolFailures(t *testing.T) {
 		dims[o.Dimension] = o.Text
 	}
 	assert.Equal(t, "kept retrying failing Bash calls instead of stopping to rethink", dims[profile.AIFailures])
-	assert.Contains(t, dims, profile.Guards)
+	assert.NotContains(t, dims, profile.Guards, "reading the Makefile first is this task's next step, not a rule")
 }
 
-func TestApprovalsAndTriggers(t *testing.T) {
+// One-off orders, questions, hedges and menu answers teach nothing, even
+// right after an action and even when they look like rules.
+func TestOneOffTurnsTeachNothing(t *testing.T) {
+	for _, typed := range []string{
+		"that's wrong, the port is 8080",
+		"don't push yet, I want to review first",
+		"skip the tests for now",
+		"stop the server",
+		"I think we should investigate the login bug before touching the UI.",
+		"use docker compose to start it this time",
+		"run the migration script",
+		"perfect",
+		"2",
+		"did the tests pass?",
+	} {
+		t.Run(typed, func(t *testing.T) {
+			kept, _ := extract(t, session(t, "s1", "/repo", [2]string{"bash", "git push"}, [2]string{"user", typed}))
+			assert.Empty(t, kept)
+		})
+	}
+}
+
+func TestTriggersNotApprovals(t *testing.T) {
 	kept, _ := extract(t, session(t, "s1", "/repo",
 		[2]string{"bash", "go test ./..."}, [2]string{"user", "perfect"},
 		[2]string{"bash", "git push --force"}, [2]string{"user", "NO, never force push"},
@@ -252,7 +277,8 @@ func TestApprovalsAndTriggers(t *testing.T) {
 		got = append(got, o.Dimension+": "+o.Text)
 	}
 	assert.Equal(t, []string{
-		"expectations: approves when the assistant runs go test",
+		// A bare "perfect" is not learned: it says nothing the next
+		// session could act on.
 		"guards: never force push",
 		"triggers: reacts strongly when the assistant runs git push",
 	}, got)
