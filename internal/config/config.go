@@ -51,8 +51,8 @@ type Proxy struct {
 
 // Projection configures the worker's context projection.
 type Projection struct {
-	BudgetTokens    int  `toml:"budget_tokens" doc:"world budget in tokens for the worker's projected context; 0 sizes it to the upstream model (11% of its context window)"`
-	ThresholdTokens int  `toml:"threshold_tokens" doc:"quantization step: the served context is re-projected (deduplicated and evicted back to half the budget) only when it grows past budget + this many tokens; 0 means half the budget"`
+	BudgetTokens    int  `toml:"budget_tokens" doc:"pins the world budget in tokens of the worker's projected context; 0 follows the session's working set around 3.3% of the model's context window (6,600 tokens of 200K), between 0.6 and 1.6 times that"`
+	ThresholdTokens int  `toml:"threshold_tokens" doc:"how many tokens the tail must grow before a re-projection is considered (when and how much to re-project is then decided by its predicted billed cost); 0 means 30% of the budget"`
 	TrimTools       bool `toml:"trim_tools" doc:"drop tool schemas the worker's contract does not use (never a tool the conversation has already called)"`
 }
 
@@ -259,8 +259,8 @@ func (c *Config) Validate() error {
 		return bad("proxy.probe_timeout", "must be at least 1s, not %s", c.Proxy.ProbeTimeout.Std())
 	case c.Proxy.LogMaxBytes < 4096:
 		return bad("proxy.log_max_bytes", "must be at least 4096, not %d", c.Proxy.LogMaxBytes)
-	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 8000:
-		return bad("projection.budget_tokens", "must be 0 (sized to the model) or at least 8000, not %d", c.Projection.BudgetTokens)
+	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 4000:
+		return bad("projection.budget_tokens", "must be 0 (sized to the session, see docs/projection.md) or at least 4000, not %d", c.Projection.BudgetTokens)
 	case c.Projection.ThresholdTokens < 0:
 		return bad("projection.threshold_tokens", "must not be negative")
 	case c.NoReread.MinTokens < 0:

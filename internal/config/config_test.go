@@ -232,7 +232,7 @@ func TestErrors(t *testing.T) {
 		{name: "invalid: upstream without host", src: "[proxy]\nupstream = \"https://\"\n", key: "proxy.upstream", line: 2},
 		{name: "invalid: negative idle", src: "[proxy]\nidle_exit = \"-5m\"\n", key: "proxy.idle_exit", line: 2, inMsg: "negative"},
 		{name: "invalid: probe timeout", src: "[proxy]\nprobe_timeout = \"10ms\"\n", key: "proxy.probe_timeout", line: 2, inMsg: "at least 1s"},
-		{name: "invalid: budget", src: "[projection]\nbudget_tokens = 100\n", key: "projection.budget_tokens", line: 2, inMsg: "8000"},
+		{name: "invalid: budget", src: "[projection]\nbudget_tokens = 100\n", key: "projection.budget_tokens", line: 2, inMsg: "4000"},
 		{name: "invalid: loop threshold", src: "noreread.loop_threshold = 1\n", key: "noreread.loop_threshold", line: 1, inMsg: "at least 2"},
 		{name: "invalid: color", src: "[statusline]\ncolor = \"pink\"\n", key: "statusline.color", line: 2, inMsg: "pink"},
 		{name: "invalid: log size", src: "[proxy]\nlog_max_bytes = 10\n", key: "proxy.log_max_bytes", line: 2},

@@ -62,6 +62,10 @@ type ProjectionStats struct {
 	Reprojected      bool   `json:"reprojected"`
 	Breakpoints      int    `json:"breakpoints"`
 	Note             string `json:"note,omitempty"`
+	// NotEngaged, when set, says why the request was forwarded as the
+	// client sent it, byte for byte: the projection engages only once its
+	// cost model predicts a saving.
+	NotEngaged string `json:"not_engaged,omitempty"`
 }
 
 // Row is one measured request.

@@ -20,7 +20,7 @@ func TestParseAheadError(t *testing.T) {
 	for _, bad := range []int{aheadMin + 8, len(msgs) - 1} {
 		broken := append([]obj(nil), msgs...)
 		broken[bad] = obj{"content": "no role"}
-		_, err := New(Config{}).ProjectBody(context.Background(), reqBody(broken), "")
+		_, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), reqBody(broken), "")
 		require.Error(t, err)
 		assert.Equal(t, fmt.Sprintf("message %d has no role", bad), err.Error())
 	}
@@ -37,9 +37,9 @@ func TestParseAheadError(t *testing.T) {
 func TestParseAheadSameBytes(t *testing.T) {
 	msgs := benchConversation()
 	body := reqBody(msgs)
-	cold, err := New(Config{}).ProjectBody(context.Background(), body, "")
+	cold, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 	require.NoError(t, err)
-	warm := New(Config{})
+	warm := New(Config{AlwaysEngage: true})
 	_, err = warm.ProjectBody(context.Background(), reqBody(msgs[:len(msgs)-2]), "")
 	require.NoError(t, err)
 	again, err := warm.ProjectBody(context.Background(), body, "")

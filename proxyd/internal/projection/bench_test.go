@@ -45,7 +45,7 @@ func BenchmarkProjectWarm(b *testing.B) {
 	prev, body := reqBody(msgs[:len(msgs)-2]), reqBody(msgs)
 	b.ReportMetric(float64(tokens.EstimateBytes(body)), "input-tokens")
 	benchProject(b, func() *Engine {
-		eng := New(Config{})
+		eng := New(Config{AlwaysEngage: true})
 		if _, err := eng.ProjectBody(context.Background(), prev, ""); err != nil {
 			b.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func BenchmarkProjectWarm(b *testing.B) {
 func BenchmarkProjectCold(b *testing.B) {
 	gcpolicy.Apply() // as synaxi-proxyd runs
 	body := reqBody(benchConversation())
-	benchProject(b, func() *Engine { return New(Config{}) }, body)
+	benchProject(b, func() *Engine { return New(Config{AlwaysEngage: true}) }, body)
 }
 
 func benchProject(b *testing.B, setup func() *Engine, body []byte) {

@@ -111,14 +111,24 @@ func (f *fold) earlierCopy(use block, b block) (shownCopy, bool) {
 // indexSnapshot restarts the index from the snapshot just rendered: its
 // entries whose content is their whole text.
 func (f *fold) indexSnapshot() {
-	f.shown = make(map[string]shownCopy, len(f.snapList))
+	f.shown = make(map[string]shownCopy, len(f.where))
 	f.refs = map[string]string{}
-	for _, e := range f.snapList {
-		if e.short || strings.TrimSpace(e.text) == "" {
-			continue
+	for _, g := range f.gens {
+		for _, e := range g.list {
+			if f.world.entries[e.key] == e {
+				f.indexEntry(e)
+			}
 		}
-		f.shown[e.key] = shownCopy{id: e.id(), text: e.text, label: callLabel(e.tool, gjson.ParseBytes(e.input))}
 	}
+}
+
+// indexEntry makes a snapshot entry the latest copy of its identity when
+// its content is its whole text.
+func (f *fold) indexEntry(e *entry) {
+	if e.short || strings.TrimSpace(e.text) == "" {
+		return
+	}
+	f.shown[e.key] = shownCopy{id: e.id(), text: e.text, label: callLabel(e.tool, gjson.ParseBytes(e.input))}
 }
 
 // indexResult records how a tail result was curated: a verbatim copy

@@ -72,12 +72,12 @@ func TestIdenticalRereadBecomesReferenceAtRefold(t *testing.T) {
 	msgs = append(msgs, readPair("toolu_3", "/w/a.go", content)...)
 
 	// The current turn is served in full.
-	cur := projectSeq(t, Config{}, msgs)
+	cur := projectSeq(t, Config{AlwaysEngage: true}, msgs)
 	assert.Equal(t, content, servedResult(t, cur.Body, "toolu_3"))
 
 	// At the re-fold it becomes a reference naming the earlier result.
 	msgs = append(msgs, bashPair("toolu_4", "go test ./...", "ok")...)
-	res := projectSeq(t, Config{}, msgs)
+	res := projectSeq(t, Config{AlwaysEngage: true}, msgs)
 	ref := servedResult(t, res.Body, "toolu_3")
 	assert.Contains(t, ref, "byte-identical")
 	assert.Contains(t, ref, "toolu_1")
@@ -91,11 +91,11 @@ func TestIdenticalRereadBecomesReferenceAtRefold(t *testing.T) {
 	assert.False(t, f.Evicted)
 
 	// Identical command output is referenced the same way.
-	out := strings.Repeat("PASS some/package 0.01s\n", 40)
+	out := strings.Repeat("PASS some/package 0.01s\n", 20) // under the output cap
 	msgs = append(msgs, bashPair("toolu_5", "go test ./...", out)...)
 	msgs = append(msgs, bashPair("toolu_6", "go test ./...", out)...)
 	msgs = append(msgs, bashPair("toolu_7", "git status", "clean")...)
-	res = projectSeq(t, Config{}, msgs)
+	res = projectSeq(t, Config{AlwaysEngage: true}, msgs)
 	assert.Contains(t, servedResult(t, res.Body, "toolu_6"), "tool_use_id toolu_5")
 	assert.Equal(t, out, servedResult(t, res.Body, "toolu_5"))
 }
@@ -108,7 +108,7 @@ func TestChangedResultIsNotReferenced(t *testing.T) {
 	msgs = append(msgs, readPair("toolu_3", "/w/a.go", before)...) // changed back: the latest copy differs
 	msgs = append(msgs, readPair("toolu_4", "/w/b.go", before)...) // same text, another file
 	msgs = append(msgs, bashPair("toolu_5", "go test ./...", "ok")...)
-	res := projectSeq(t, Config{}, msgs)
+	res := projectSeq(t, Config{AlwaysEngage: true}, msgs)
 	assert.Equal(t, after, servedResult(t, res.Body, "toolu_2"))
 	assert.Equal(t, before, servedResult(t, res.Body, "toolu_3"))
 	assert.Equal(t, before, servedResult(t, res.Body, "toolu_4"))
@@ -122,11 +122,11 @@ func TestEvictedCopyIsNotReferenced(t *testing.T) {
 		id := fmt.Sprintf("toolu_o%02d", i)
 		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/other%02d.go", i), fileLines(id, 200))...)
 	}
-	mid := project(t, Config{BudgetTokens: 8000}, msgs)
+	mid := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	require.True(t, mid.Visibility.Files["/w/big.go"].Evicted, "the setup evicts the first read")
 	msgs = append(msgs, readPair("toolu_again", "/w/big.go", big)...)
 	msgs = append(msgs, bashPair("toolu_next", "go test ./...", "ok")...)
-	res := projectSeq(t, Config{BudgetTokens: 8000}, msgs)
+	res := projectSeq(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	assert.Equal(t, big, servedResult(t, res.Body, "toolu_again"), "no copy is served, so the re-read stays in full")
 }
 
@@ -134,24 +134,33 @@ func TestSnapshotCopyIsReferencedBySyntheticID(t *testing.T) {
 	content := fileLines("a", 60)
 	msgs := []obj{user(text("goal"))}
 	msgs = append(msgs, readPair("toolu_1", "/w/a.go", content)...)
-	// One command's changing output grows the tail past the ceiling; the
-	// world (a.go and that command) fits the budget, so a.go survives into
-	// the snapshot.
-	for i := range 30 {
-		msgs = append(msgs, bashPair(fmt.Sprintf("toolu_b%02d", i), "go test ./...", fmt.Sprintf("run %d\n%s", i, strings.Repeat("y", 1500)))...)
+	// One command's changing output grows the tail until a re-projection
+	// pays; the world (a.go and that command) fits the budget, so a.go
+	// survives into the snapshot. The re-projection is the last request,
+	// so the next two do not re-project again.
+	cfg := Config{BudgetTokens: 8000, AlwaysEngage: true}
+	var mid *Result
+	for i := 0; mid == nil || !mid.Reprojected; i++ {
+		require.Less(t, i, 200, "no re-projection")
+		msgs = append(msgs, bashPair(fmt.Sprintf("toolu_b%03d", i), "go test ./...", fmt.Sprintf("run %d\n%s", i, fileLines(fmt.Sprint(i), 30)))...)
+		mid = project(t, cfg, msgs)
 	}
-	mid := projectSeq(t, Config{BudgetTokens: 8000}, msgs)
-	require.Contains(t, mid.Stats.Note, "reprojections=1")
 	assert.NotContains(t, string(mid.Body), `"toolu_1"`, "the first read was folded into the snapshot")
 	msgs = append(msgs, readPair("toolu_3", "/w/a.go", content)...)
 	msgs = append(msgs, bashPair("toolu_4", "git status", "clean")...)
-	res := projectSeq(t, Config{BudgetTokens: 8000}, msgs)
-	require.Contains(t, res.Stats.Note, "reprojections=1")
+	res := projectSeq(t, cfg, msgs)
+	require.Equal(t, reprojections(mid), reprojections(res), "no re-projection since")
 	got := servedResult(t, res.Body, "toolu_3")
 	assert.Contains(t, got, "byte-identical")
 	assert.Contains(t, got, "toolu_syn", "the copy it names is the snapshot's")
 	assert.Equal(t, 1, strings.Count(string(res.Body), "a line 60: some code"), "served once, in the snapshot")
 	assert.Equal(t, 60, res.Visibility.Files["/w/a.go"].Visible[0].End)
+}
+
+func reprojections(r *Result) string {
+	_, after, _ := strings.Cut(r.Stats.Note, "reprojections=")
+	n, _, _ := strings.Cut(after, " ")
+	return n
 }
 
 func TestCallLabel(t *testing.T) {

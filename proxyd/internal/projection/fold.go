@@ -44,20 +44,23 @@ type fold struct {
 	step  int
 	uses  map[string]block // tool_use id → call
 	head  []served
-	snap  []served // the world snapshot at the last re-projection
-	// snapList is the snapshot's entries in order; stable is how many of
-	// them the previous snapshot already served in the same positions.
-	snapList []*entry
-	stable   int
-	tail     []served // curated messages since the checkpoint
-	extras   [][]byte // user text blocks and system notes of folded messages, in order
-	// extrasAtCheckpoint is len(extras) covering messages before the checkpoint.
-	extrasAtCheckpoint int
-	pendingExtras      [][]byte // extras of tail messages (folded at the next re-projection)
+	// gens is the world snapshot, oldest generation first (see
+	// generation.go); where maps each entry they serve to its generation.
+	gens  []gen
+	where map[*entry]int
+	// acc is, per cut, the read cost a rebuild from it would have saved
+	// since that part was last rebuilt.
+	acc           []float64
+	tail          []served // curated messages since the checkpoint
+	extras        [][]byte // user text blocks and system notes of folded messages, in order
+	pendingExtras [][]byte // extras of tail messages (folded at the next re-projection)
 
-	headNotes [][]byte // snapshot notes carried by the goal message when the world is empty
+	headNotes      [][]byte // snapshot notes carried by the goal message when the world is empty
+	headNoteTokens int
 
-	snapTokens, tailTokens int
+	tailTokens int
+	origTokens int // the client's messages as sent, for the engagement decision
+	firstNow   int // the served size of the first turn accounted
 
 	// shown is, per identity, the latest result the request serves
 	// verbatim; refs maps the tool_use id of a result served as a
@@ -70,27 +73,32 @@ type fold struct {
 	reprojections int
 	reprojected   bool // at the last step
 	evictions     int
+	lastCut       int // the cut of the last re-projection
 }
 
 func newFold(cfg resolved) *fold {
 	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, inHead: true,
-		shown: map[string]shownCopy{}, refs: map[string]string{}}
+		shown: map[string]shownCopy{}, refs: map[string]string{}, where: map[*entry]int{}}
 }
 
+// engaged reports whether the engine serves its projection rather than
+// the client's body: from the first re-projection on.
+func (f *fold) engaged() bool { return f.cfg.always || f.reprojections > 0 }
+
 // clone copies the state so that folding more messages into the copy
-// leaves the original untouched (entries and rendered messages are
-// immutable and shared).
+// leaves the original untouched (entries, rendered messages and the
+// where map are immutable and shared).
 func (f *fold) clone() *fold {
 	c := *f
 	c.world = f.world.clone()
 	c.mem = f.mem.clone()
 	c.uses = maps.Clone(f.uses)
 	c.head = slices.Clone(f.head)
-	c.snap = slices.Clone(f.snap)
+	c.gens = slices.Clone(f.gens)
+	c.acc = slices.Clone(f.acc)
 	c.tail = slices.Clone(f.tail)
 	c.extras = slices.Clone(f.extras)
 	c.pendingExtras = slices.Clone(f.pendingExtras)
-	c.snapList = slices.Clone(f.snapList)
 	c.headNotes = slices.Clone(f.headNotes)
 	c.shown = maps.Clone(f.shown)
 	c.refs = maps.Clone(f.refs)
@@ -109,9 +117,13 @@ func (f *fold) consume(m message, last bool) error {
 			return fmt.Errorf("no user message before the first assistant message")
 		}
 		f.inHead = false
+		for _, h := range f.head {
+			f.origTokens += h.tokens
+		}
 	}
 	switch m.role {
 	case "assistant":
+		f.origTokens += m.tokens(f.cfg.tok)
 		f.step++
 		f.reprojected = false
 		for _, b := range m.blocks {
@@ -124,14 +136,8 @@ func (f *fold) consume(m message, last bool) error {
 		f.tailTokens += s.tokens
 	case "user":
 		full := f.render(m, true, nil)
-		// Re-project when the served size, with this turn in full,
-		// crosses the quantized ceiling. The checkpoint is the
-		// assistant message this turn answers, so the latest completed
-		// exchange stays verbatim.
-		if f.snapTokens+f.tailTokens+full.tokens > f.cfg.ceiling && f.tailTokens >= f.cfg.threshold/2 &&
-			len(f.tail) > 1 && f.tail[len(f.tail)-1].role == "assistant" {
-			f.reproject()
-		}
+		f.origTokens += m.tokens(f.cfg.tok)
+		f.maybeReproject(full.tokens)
 		// The curated form is decided after any re-projection, against
 		// exactly what this request serves before the message.
 		cur := f.render(m, false, f.indexResult)
@@ -146,6 +152,7 @@ func (f *fold) consume(m message, last bool) error {
 			f.tailTokens += cur.tokens
 		}
 	default: // role "system" inside messages, carried in place
+		f.origTokens += m.tokens(f.cfg.tok)
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
@@ -157,7 +164,11 @@ func (f *fold) consume(m message, last bool) error {
 // served assembles the request's messages from the folded state.
 func (f *fold) served() []served {
 	f.reminded = false
-	out := make([]served, 0, len(f.head)+len(f.snap)+len(f.tail)+1)
+	n := len(f.head) + len(f.tail) + 1
+	for _, g := range f.gens {
+		n += len(g.msgs)
+	}
+	out := make([]served, 0, n)
 	out = append(out, f.head...)
 	if len(f.headNotes) > 0 {
 		for i := len(out) - 1; i >= 0; i-- {
@@ -172,7 +183,9 @@ func (f *fold) served() []served {
 			}
 		}
 	}
-	out = append(out, f.snap...)
+	for _, g := range f.gens {
+		out = append(out, g.msgs...)
+	}
 	out = append(out, f.tail...)
 	if len(out) > 0 && out[len(out)-1].role == "user" {
 		if r := f.mem.reminder(); r != "" {
@@ -206,54 +219,148 @@ func hasRole(ms []served, role string) bool {
 	return false
 }
 
+// maybeReproject accounts for the turn whose full form has current
+// tokens and rebuilds the snapshot from the cut that pays, if any (see
+// generation.go). The checkpoint is the assistant message this turn
+// answers, so the latest completed exchange stays verbatim.
+func (f *fold) maybeReproject(current int) {
+	now := f.headTokens() + f.snapTokens() + f.tailTokens + current
+	if !f.engaged() {
+		now = f.cfg.origOverhead + f.origTokens
+	}
+	f.account(now, current)
+	if len(f.tail) <= 1 || f.tail[len(f.tail)-1].role != "assistant" || f.tailTokens < f.cfg.threshold {
+		return
+	}
+	c := f.chooseCut(now, current)
+	if c < 0 && f.engaged() && now > f.cfg.ceiling {
+		c = 0 // over the hard ceiling: rebuild whatever it costs
+	}
+	if c >= 0 {
+		f.reproject(c)
+	}
+}
+
 // reproject folds every tail message but the last assistant one into the
-// world, evicts it down to half the budget (leaving room for the next
-// stretch of work, so re-projections stay rare) and renders a new snapshot:
-// the surviving exchanges in their previous order, then the new ones, so the
-// cache still reads the snapshot up to its first change.
-func (f *fold) reproject() {
+// world and rebuilds the generations from cut c on: the world entries they
+// do not keep are evicted down to the target, and the survivors are
+// rendered as one new generation — those the rebuilt generations served,
+// in their previous order, then the new ones — followed by a note of what
+// was dropped since and the user's folded words.
+func (f *fold) reproject(c int) {
 	keep := f.tail[len(f.tail)-1]
-	// Extras of the folded messages move into the snapshot.
 	f.extras = append(f.extras, f.pendingExtras...)
 	f.pendingExtras = nil
-	old := f.snapList
-	f.evictions += f.world.evict(f.cfg.budget/2, f.step)
-	in := make(map[*entry]bool, len(old))
-	var next []*entry
-	for _, e := range old {
-		if f.world.entries[e.key] == e {
-			next = append(next, e)
-			in[e] = true
+	before := len(f.gens)
+	for {
+		g, ok := f.rebuild(c)
+		if ok || c == 0 {
+			f.gens = append(f.gens[:c:c], g)
+			if len(g.list) == 0 {
+				// No world: the notes ride on the goal message.
+				f.gens = f.gens[:0]
+				f.headNotes = g.msgs[0].blocks
+				f.headNoteTokens = g.tokens
+			}
+			break
+		}
+		c-- // an empty generation cannot carry its note
+	}
+	if c == 0 && len(f.gens) > 0 {
+		f.headNotes, f.headNoteTokens = nil, 0
+	}
+	if len(f.gens) > maxGens {
+		// Promote: the two oldest generations become one, unchanged.
+		a, b := f.gens[0], f.gens[1]
+		merged := gen{list: slices.Concat(a.list, b.list), msgs: slices.Concat(a.msgs, b.msgs),
+			tokens: a.tokens + b.tokens, extras: b.extras, listed: slices.Concat(a.listed, b.listed)}
+		f.gens = append([]gen{merged}, f.gens[2:]...)
+		if c > 0 {
+			c--
 		}
 	}
-	for _, e := range f.world.ordered() {
-		if !in[e] {
-			next = append(next, e)
+	f.where = make(map[*entry]int)
+	for i, g := range f.gens {
+		for _, e := range g.list {
+			f.where[e] = i
 		}
 	}
-	f.stable = 0
-	for f.stable < len(old) && f.stable < len(next) && old[f.stable] == next[f.stable] {
-		f.stable++
-	}
-	f.snapList = next
-	f.headNotes = nil
-	f.snapTokens = 0
-	f.snap = f.renderSnapshot()
+	f.settle(c, before)
 	f.indexSnapshot()
-	for _, s := range f.snap {
-		f.snapTokens += s.tokens
-	}
 	f.tail = []served{keep}
 	f.tailTokens = keep.tokens
 	f.reprojections++
 	f.reprojected = true
+	f.lastCut = c
 }
 
-// renderSnapshot emits the snapshot's entries as paired exchanges, then the
-// notes.
-func (f *fold) renderSnapshot() []served {
+// rebuild renders the generation that replaces those from cut c on; ok is
+// false when it has no entry (its note has nothing to ride on).
+func (f *fold) rebuild(c int) (gen, bool) {
+	keptSnap, extrasFrom := 0, 0
+	listed := map[string]bool{}
+	for _, g := range f.gens[:c] {
+		keptSnap += g.tokens
+		extrasFrom = g.extras
+		for _, k := range g.listed {
+			listed[k] = true
+		}
+	}
+	var cands []*entry
+	for _, e := range f.world.entries {
+		if !f.keptIn(e, c) {
+			cands = append(cands, e)
+		}
+	}
+	stale := func(e *entry) bool { return f.staleKept(e.key, c) }
+	f.evictions += f.world.evict(cands, f.room(c, keptSnap), f.step, stale)
+	in := map[*entry]bool{}
+	var list []*entry
+	for _, g := range f.gens[c:] {
+		for _, e := range g.list {
+			if f.world.entries[e.key] == e && !in[e] {
+				list = append(list, e)
+				in[e] = true
+			}
+		}
+	}
+	for _, e := range f.world.ordered() {
+		if !in[e] && !f.keptIn(e, c) {
+			list = append(list, e)
+		}
+	}
+	var drops []string
+	for _, k := range f.world.dropped() {
+		if !listed[k] || f.staleKept(k, c) {
+			drops = append(drops, k)
+		}
+	}
+	g := gen{list: list, extras: len(f.extras), listed: drops}
+	g.msgs = f.renderGen(list, f.notes(drops, f.extras[extrasFrom:]))
+	for _, s := range g.msgs {
+		g.tokens += s.tokens
+	}
+	return g, len(list) > 0 || c == 0
+}
+
+// staleKept reports whether a generation before cut c shows a copy of key
+// that is no longer its current version.
+func (f *fold) staleKept(key string, c int) bool {
+	for _, g := range f.gens[:c] {
+		for _, e := range g.list {
+			if e.key == key && f.world.entries[key] != e {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// renderGen emits entries as paired exchanges, with the notes on the last
+// one (or alone, as one user message, when there is no entry).
+func (f *fold) renderGen(list []*entry, notes [][]byte) []served {
 	var out []served
-	for _, e := range f.snapList {
+	for _, e := range list {
 		id := e.id()
 		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
 		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
@@ -262,15 +369,11 @@ func (f *fold) renderSnapshot() []served {
 			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
 		)
 	}
-	notes := f.notes()
-	if len(notes) == 0 {
-		return out
-	}
 	if len(out) == 0 {
-		// No world: the notes ride on the goal message.
-		f.headNotes = notes
-		f.snapTokens += blocksTokens(f.cfg.tok, notes)
-		return nil
+		if len(notes) == 0 {
+			return nil
+		}
+		out = append(out, served{role: "user"})
 	}
 	l := &out[len(out)-1]
 	l.blocks = append(l.blocks, notes...)
@@ -289,14 +392,15 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 	return n
 }
 
-// notes are the snapshot's text blocks: what was dropped and how to get it
-// back, then the user's later messages and system notes, verbatim.
-func (f *fold) notes() [][]byte {
+// notes are a generation's text blocks: the results dropped since the
+// generations it follows (keys, most recently dropped first) and how to
+// get them back, then the user's later messages and system notes,
+// verbatim.
+func (f *fold) notes(keys []string, extras [][]byte) [][]byte {
 	var out [][]byte
-	if len(f.world.evicted) > 0 {
-		keys := f.world.dropped()
+	if len(keys) > 0 {
 		var sb strings.Builder
-		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed; if you need one again, repeat the call (it is not a loop):\n")
+		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; if you need one again, repeat the call (it is not a loop):\n")
 		for i, k := range keys {
 			if i == maxDropNotes {
 				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)
@@ -309,7 +413,7 @@ func (f *fold) notes() [][]byte {
 		sb.WriteString("</system-reminder>")
 		out = append(out, textBlock(sb.String()).raw)
 	}
-	return append(out, f.extras...)
+	return append(out, extras...)
 }
 
 // userExtras are the text blocks of a user message that must survive
@@ -427,12 +531,8 @@ func (f *fold) inSnapshot(key string) bool {
 	if !ok {
 		return false
 	}
-	for _, x := range f.snapList {
-		if x == e {
-			return true
-		}
-	}
-	return false
+	_, ok = f.where[e]
+	return ok
 }
 
 // digest keeps the first and last lines of a long output, about keep

@@ -17,7 +17,7 @@ func FuzzProjectBody(f *testing.F) {
 	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`))
 	f.Add([]byte(`{"model":"m","max_tokens":1,"system":"You are Claude Code, x","tools":[{"name":"Read","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/a"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"     1→x\n"}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		warm := New(Config{BudgetTokens: 8000})
+		warm := New(Config{BudgetTokens: 8000, AlwaysEngage: true})
 		r, err := warm.ProjectBody(context.Background(), body, "")
 		if err != nil {
 			return
@@ -28,7 +28,7 @@ func FuzzProjectBody(f *testing.F) {
 		if err := validate.Request(r.Body); err != nil {
 			t.Fatalf("valid request projected to an invalid one: %v\n%s", err, r.Body)
 		}
-		again, err := New(Config{BudgetTokens: 8000}).ProjectBody(context.Background(), body, "")
+		again, err := New(Config{BudgetTokens: 8000, AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 		if err != nil || string(again.Body) != string(r.Body) {
 			t.Fatalf("not deterministic: %v", err)
 		}

@@ -49,7 +49,7 @@ func TestRecordedWorkerCacheStability(t *testing.T) {
 	require.GreaterOrEqual(t, len(bodies), 20)
 	for _, budget := range []int{8000, 0} {
 		t.Run(fmt.Sprint("budget=", budget), func(t *testing.T) {
-			cfg := Config{BudgetTokens: budget}
+			cfg := Config{BudgetTokens: budget, AlwaysEngage: true}
 			var prev []byte
 			var digests []string
 			reprojections := 0

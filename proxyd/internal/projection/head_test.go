@@ -17,7 +17,7 @@ import (
 // marker first, as a string later) project to a stable prefix, the
 // environment message included.
 func TestCapturedSessionPrefixStable(t *testing.T) {
-	eng := New(Config{})
+	eng := New(Config{AlwaysEngage: true})
 	first, err := eng.ProjectBody(context.Background(), capturedBody(t, "worker-first"), "")
 	require.NoError(t, err)
 	second, err := eng.ProjectBody(context.Background(), capturedBody(t, "worker-thinking"), "")

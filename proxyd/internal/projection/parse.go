@@ -71,6 +71,15 @@ type message struct {
 	extra  []byte // other fields of the message (",\"output_config\":{…}"), verbatim
 }
 
+// tokens estimates the message's tokens as sent (its blocks, each once).
+func (m *message) tokens(tok func(string) int) int {
+	n := 0
+	for i := range m.blocks {
+		n += m.blocks[i].tokenCount(tok)
+	}
+	return n
+}
+
 var errNoMessages = errors.New("request has no messages")
 
 // request is a body's top-level fields, read in one pass (each field's
@@ -213,11 +222,6 @@ func textBlock(s string) block {
 // bytesOf views a string as bytes, without a copy, for read-only use.
 func bytesOf(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// parseBlock canonicalises one content block.
-func parseBlock(raw []byte) (block, error) {
-	return parseBlockString(string(raw))
 }
 
 // parseBlockString canonicalises one content block from its JSON text,

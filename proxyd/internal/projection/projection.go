@@ -4,21 +4,24 @@
 // The served messages are the goal (everything before the first assistant
 // message, verbatim), a snapshot of the world — durable observations keyed
 // by identity (file path, `cmd:<command>`, search keys) re-emitted as paired
-// tool_use/tool_result exchanges with deterministic ids, followed by a note
-// naming what was dropped and how to get it back — and the tail: every
-// message since the last re-projection point, appended as the client sent
-// it (once it is no longer the current turn, a result identical to one the
-// request still shows becomes a reference to it, and large non-Read output
-// is shortened). Operational memory rides in a <system-reminder> on the final
-// message only.
+// tool_use/tool_result exchanges with deterministic ids — in generations,
+// oldest first, each followed by a note naming what was dropped and how to
+// get it back, and the tail: every message since the last re-projection,
+// appended as the client sent it (once it is no longer the current turn, a
+// result identical to one the request still shows becomes a reference to
+// it, and large non-Read output is shortened). Operational memory rides in
+// a <system-reminder> on the final message only.
 //
-// Re-projection happens only at deterministic points: when the served size,
-// with the current turn in full, crosses budget + threshold. Between points
-// request n+1 re-serves request n's messages byte-identical, except the
-// previous current turn, which takes its curated form exactly once. All of
-// it is a pure function of the request's messages and the configuration:
-// the fold is recomputed from the messages on every request, so a restarted
-// proxy serves identical bytes.
+// Re-projection happens only at deterministic points chosen by billed cost
+// (generation.go): it rebuilds the generations from the cut that pays and
+// re-serves those before it byte-identical. Between points request n+1
+// re-serves request n's messages byte-identical, except the previous
+// current turn, which takes its curated form exactly once. The engine
+// engages only once the cost model predicts a saving; until then it serves
+// the client's body byte for byte. All of it is a pure function of the
+// request (its messages, system prompt, tools and cache time to live) and
+// the configuration: the fold is recomputed from the messages on every
+// request, so a restarted proxy serves identical bytes.
 package projection
 
 import (
@@ -53,13 +56,17 @@ var coreTools = []string{"Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "
 
 // Config is the engine's configuration.
 type Config struct {
-	// BudgetTokens is the world budget; 0 sizes it to the model's window.
+	// BudgetTokens pins the world budget; 0 sizes it to the model's window.
 	BudgetTokens int
-	// ThresholdTokens is the quantization step; 0 derives it from the budget.
+	// ThresholdTokens is how much the tail must grow before a
+	// re-projection is considered; 0 derives it from the budget.
 	ThresholdTokens int
 	// TrimTools drops tool schemas outside the core set the conversation
 	// has not called.
 	TrimTools bool
+	// AlwaysEngage projects from the first request on, whether or not
+	// the cost model predicts a saving (tests of the served form).
+	AlwaysEngage bool
 	// Tokens estimates the tokens of a text; nil uses internal/tokens.
 	Tokens func(string) int
 	// Now stamps visibility exports; nil uses time.Now.
@@ -71,12 +78,30 @@ func FromConfig(c config.Projection) Config {
 	return Config{BudgetTokens: c.BudgetTokens, ThresholdTokens: c.ThresholdTokens, TrimTools: c.TrimTools}
 }
 
-// resolved is a Config applied to one request's model.
+// resolved is a Config applied to one request: its model's window, its
+// cache time to live and its system prompt and tools.
 type resolved struct {
-	budget, threshold, ceiling int
-	resultCap                  int // tail results above this are shortened once not current
-	worldCap                   int // world command/search results above this are shortened
-	tok                        func(string) int
+	budget    int // the world budget
+	target    int // the snapshot's size after a re-projection
+	threshold int // the tail size from which a re-projection is considered
+	ceiling   int // the served size above which a re-projection is forced
+	resultCap int // tail results above this are shortened once not current
+	worldCap  int // world command/search results above this are shortened
+	// writePrice is the billed weight of a cache write at the request's
+	// time to live; overhead and origOverhead are the tokens of the
+	// projected and the client's system prompt and tools.
+	writePrice             float64
+	overhead, origOverhead int
+	always                 bool
+	pinned                 bool // the budget is configured, not sized
+	tok                    func(string) int
+}
+
+// key identifies the parts of a resolved configuration the fold depends
+// on, for the memo.
+func (r resolved) key() string {
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%t/%t", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
+		r.writePrice, r.overhead, r.origOverhead, r.always, r.pinned)
 }
 
 // Window returns the context window of a model in tokens: 1M when the
@@ -89,29 +114,33 @@ func Window(model string, beta string) int {
 }
 
 // outputCap is the size in tokens above which command and search output
-// (never a Read) is kept as its head and tail, with a note on how to see
-// the rest, once it is no longer the current turn: the model saw it in full
-// while acting on it.
-const outputCap = 1000
+// (never a Read) is kept as its head and tail (about 400 bytes each), with
+// a note stating the cut and how to see the rest, once it is no longer the
+// current turn: the model saw it in full while acting on it. Chosen on the
+// replay panel: 1,000, 400, 200 and 100 gave billed reductions of
+// 1.79–2.22×, 1.79–2.28×, 1.86–2.26× and 1.87–2.37× on the four main
+// sessions; 200 keeps more of each output for about the same saving.
+const outputCap = 200
 
 // Budget is the world budget for a model window when none is configured:
-// 11% of the window. The served context swings between about half the
-// budget and budget + threshold, so it averages about the budget; replayed
-// over the real fixture session, budgets from 10% to 12% of a 200K window
-// meet every target of the replay benchmark (README, "Replay benchmark")
-// and 11% is their middle.
-func Budget(window int) int { return window * 11 / 100 }
+// 4.4% of the window (8,800 tokens of 200K). The snapshot a re-projection
+// leaves follows the session's working set within 0.6 to 1.6 times it.
+// Chosen on the whole replay panel (docs/projection.md).
+func Budget(window int) int { return window * 33 / 1000 }
 
 func (c Config) resolve(window int) resolved {
-	r := resolved{budget: c.BudgetTokens, threshold: c.ThresholdTokens, tok: c.Tokens}
+	r := resolved{budget: c.BudgetTokens, threshold: c.ThresholdTokens, tok: c.Tokens, always: c.AlwaysEngage}
+	r.pinned = r.budget > 0
 	if r.budget <= 0 {
 		r.budget = Budget(window)
 	}
+	r.target = r.budget
 	if r.threshold <= 0 {
-		r.threshold = r.budget / 2
+		r.threshold = r.budget * 3 / 10
 	}
-	r.ceiling = r.budget + r.threshold
+	r.ceiling = 10 * r.budget
 	r.resultCap, r.worldCap = outputCap, outputCap
+	r.writePrice = 1.25
 	if r.tok == nil {
 		r.tok = tokens.Estimate
 	}
@@ -137,7 +166,7 @@ func New(cfg Config) *Engine {
 // prefix, and memoises the state before the final message (the prefix the
 // conversation's next request starts with).
 func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
-	key := fmt.Sprintf("%d/%d/%d/%d/%d", cfg.budget, cfg.threshold, cfg.ceiling, cfg.resultCap, cfg.worldCap)
+	key := cfg.key()
 	hashes := make([]prefixHash, len(raws))
 	var prev prefixHash
 	for i, m := range raws {
@@ -190,6 +219,13 @@ type Result struct {
 	// (the part that only changes at re-projection points).
 	StableMessages int
 	Reprojected    bool
+	// Engaged is false when Body is the request as the client sent it,
+	// byte for byte: the cost model predicts no saving yet.
+	Engaged bool
+	// Budget is the world budget the request was projected with.
+	Budget int
+	// Threshold is the tail size from which a re-projection is considered.
+	Threshold int
 }
 
 // Project implements gate.Projector.
@@ -230,21 +266,17 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	model := req.model.String()
-	cfg := e.cfg.resolve(Window(model, beta))
+	cfg := e.cfg.resolve(Window(req.model.String(), beta))
+	ttl := clientTTL(body, req)
+	if ttl == "1h" {
+		cfg.writePrice = 2
+	}
+	sys := projectSystem(req.system)
+	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.TrimTools)
 	f, err := e.fold(cfg, raws)
 	if err != nil {
 		return nil, err
 	}
-	out := f.served()
-	ttl := clientTTL(body, req)
-	sys, err := projectSystem(req.system)
-	if err != nil {
-		return nil, err
-	}
-	tools := projectTools(req.tools, e.cfg.TrimTools, out)
-	bps := placeBreakpoints(sys, out, f, f.reminded)
-	served := assemble(req, len(body), sys, tools, out, ttl)
 	now := time.Now
 	if e.cfg.Now != nil {
 		now = e.cfg.Now
@@ -252,17 +284,45 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	vis := f.visibility(now())
 	stats := ledger.ProjectionStats{
 		OriginalMessages: len(raws),
-		ServedMessages:   len(out),
 		OriginalBytes:    len(body),
-		ServedBytes:      len(served),
 		WorldEntries:     len(f.world.entries),
 		Evicted:          len(f.world.evicted),
 		Reprojected:      f.reprojected,
-		Breakpoints:      bps,
-		Note:             fmt.Sprintf("budget=%d ceiling=%d reprojections=%d evictions=%d snapshot=%d stable=%d", cfg.budget, cfg.ceiling, f.reprojections, f.evictions, len(f.snapList), f.stable),
 	}
-	return &Result{Body: served, Stats: stats, Visibility: vis, Breakpoints: bps,
-		StableMessages: len(f.head) + len(f.snap), Reprojected: f.reprojected}, nil
+	res := &Result{Visibility: vis, Reprojected: f.reprojected, Budget: cfg.budget, Threshold: cfg.threshold, Engaged: f.engaged()}
+	if !f.engaged() {
+		// Never cost more: the client's own body, byte for byte.
+		stats.ServedMessages, stats.ServedBytes = len(raws), len(body)
+		stats.NotEngaged = f.notEngagedReason()
+		stats.Note = fmt.Sprintf("budget=%d threshold=%d", cfg.budget, cfg.threshold)
+		res.Body, res.Stats = body, stats
+		return res, nil
+	}
+	out := f.served()
+	tools := projectTools(req.tools, e.cfg.TrimTools, out)
+	bps := placeBreakpoints(sys, out, f)
+	served := assemble(req, len(body), sys, tools, out, ttl)
+	stats.ServedMessages, stats.ServedBytes, stats.Breakpoints = len(out), len(served), bps
+	stats.Note = fmt.Sprintf("budget=%d threshold=%d reprojections=%d evictions=%d generations=%d cut=%d snapshot=%d",
+		cfg.budget, cfg.threshold, f.reprojections, f.evictions, len(f.gens), f.lastCut, len(f.where))
+	res.Body, res.Stats, res.Breakpoints = served, stats, bps
+	res.StableMessages = len(f.head)
+	for _, g := range f.gens {
+		res.StableMessages += len(g.msgs)
+	}
+	return res, nil
+}
+
+// overheads estimates the tokens of the projected system prompt and tools
+// and of the client's.
+func overheads(tok func(string) int, req request, sys []sysBlock, trim bool) (projected, original int) {
+	for _, s := range sys {
+		projected += tok(s.text)
+	}
+	for _, t := range projectTools(req.tools, trim, nil) {
+		projected += tok(stringOf(t))
+	}
+	return projected, tok(req.system.Raw) + tok(req.tools.Raw)
 }
 
 // sysBlock is one system text block of the served request.
@@ -273,7 +333,7 @@ type sysBlock struct {
 
 // projectSystem keeps Claude Code's billing header and identity block, in
 // their order, and appends the loop contract.
-func projectSystem(sys gjson.Result) ([]sysBlock, error) {
+func projectSystem(sys gjson.Result) []sysBlock {
 	var out []sysBlock
 	keep := func(t string) {
 		if strings.HasPrefix(t, "x-anthropic-billing-header") || isIdentity(t) {
@@ -295,7 +355,7 @@ func projectSystem(sys gjson.Result) ([]sysBlock, error) {
 	if !slices.ContainsFunc(out, func(b sysBlock) bool { return isIdentity(b.text) }) {
 		out = append(out, sysBlock{text: "You are Claude Code, Anthropic's official CLI for Claude."})
 	}
-	return append(out, sysBlock{text: Contract}), nil
+	return append(out, sysBlock{text: Contract})
 }
 
 func isIdentity(t string) bool {
@@ -335,112 +395,132 @@ func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
 	return kept
 }
 
-// checkpointEvery is the spacing, in snapshot exchanges (two blocks each),
-// of cache checkpoints: half the API's 20-block lookback.
-const checkpointEvery = 10
-
-// placeBreakpoints marks at most 4 byte-stable positions. In the tail: the
-// write point W of this request — the end of the current turn when it will
-// be re-served unchanged (its curated form is its full form; the volatile
-// reminder after it is not covered), else the end of the assistant message
-// it answers — and the previous request's write point R, re-served
-// unchanged now, which this request reads exactly. Then the snapshot's last
-// exchange, at a re-projection the end of the part of the snapshot the
-// previous one already served (so the append-only snapshot is read, not
-// rewritten), and the last system block. It returns how many were placed.
-func placeBreakpoints(sys []sysBlock, msgs []served, f *fold, reminder bool) int {
-	head, snapLen := len(f.head), len(f.snap)
-	tailStart := head + snapLen
-	n := 0
-	markBlock := func(i, j int) bool {
-		if n >= 4 || i < 0 || i >= len(msgs) || j < 0 || j >= len(msgs[i].blocks) {
-			return false
-		}
-		m := &msgs[i]
-		switch m.kinds[j] {
-		case "thinking", "redacted_thinking":
-			return false
-		case "text":
-			if gjson.GetBytes(m.blocks[j], "text").String() == "" {
-				return false
-			}
-		}
-		if m.bp == nil {
-			m.bp = map[int]bool{}
-		}
-		if m.bp[j] {
-			return false
-		}
-		m.bp[j] = true
-		n++
-		return true
+// placeBreakpoints marks at most 4 byte-stable positions, in this order
+// of priority: the tail's write point (see tailWritePoints), the end of
+// every generation of the snapshot, youngest first (what a re-projection
+// from a later cut reads), the end of the goal (what a rebuild of the
+// whole snapshot reads), and the last system block. It returns how many
+// were placed.
+func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
+	mk := &marker{msgs: msgs}
+	end := len(f.head)
+	ends := make([]int, len(f.gens))
+	for i, g := range f.gens {
+		end += len(g.msgs)
+		ends[i] = end - 1
 	}
-	markLast := func(i, skip int) {
-		if i < 0 || i >= len(msgs) {
+	mk.tailWritePoints(end, f.reminded)
+	for i := len(ends) - 1; i >= 0; i-- {
+		mk.last(ends[i], 0)
+	}
+	mk.last(len(f.head)-1, 0)
+	if mk.n < 4 && len(sys) > 0 {
+		sys[len(sys)-1].bp = true
+		mk.n++
+	}
+	return mk.n
+}
+
+// marker places breakpoints on served messages, at most four.
+type marker struct {
+	msgs []served
+	n    int
+}
+
+// block marks block j of message i if it can carry a breakpoint (not a
+// thinking block or an empty text) and has none yet.
+func (mk *marker) block(i, j int) bool {
+	if mk.n >= 4 || i < 0 || i >= len(mk.msgs) || j < 0 || j >= len(mk.msgs[i].blocks) {
+		return false
+	}
+	m := &mk.msgs[i]
+	switch m.kinds[j] {
+	case "thinking", "redacted_thinking":
+		return false
+	case "text":
+		if gjson.GetBytes(m.blocks[j], "text").String() == "" {
+			return false
+		}
+	}
+	if m.bp == nil {
+		m.bp = map[int]bool{}
+	}
+	if m.bp[j] {
+		return false
+	}
+	m.bp[j] = true
+	mk.n++
+	return true
+}
+
+// last marks the last markable block of message i, skipping its last
+// skip blocks.
+func (mk *marker) last(i, skip int) {
+	if i < 0 || i >= len(mk.msgs) {
+		return
+	}
+	for j := len(mk.msgs[i].blocks) - 1 - skip; j >= 0; j-- {
+		if mk.block(i, j) {
 			return
 		}
-		for j := len(msgs[i].blocks) - 1 - skip; j >= 0; j-- {
-			if markBlock(i, j) {
-				return
-			}
-		}
 	}
-	// writePoint is the message whose end request-at-i writes: the user
-	// message i itself when stable, else the assistant message before it.
-	writePoint := func(i int) int {
-		if i >= tailStart && msgs[i].role == "user" && msgs[i].stable {
-			return i
-		}
-		if i-1 >= tailStart && msgs[i-1].role == "assistant" {
-			return i - 1
-		}
-		return -1
+}
+
+// tailWritePoints marks the write point W of this request — the end of
+// the current turn when it will be re-served unchanged (its curated form
+// is its full form; the volatile reminder after it is not covered), else
+// the end of the assistant message it answers — and, when it lies too
+// far back for W's read to find it, the previous request's write point,
+// which this request reads exactly. tailStart is the tail's first message.
+func (mk *marker) tailWritePoints(tailStart int, reminder bool) {
+	last := len(mk.msgs) - 1
+	if last < 0 || mk.msgs[last].role != "user" {
+		return
 	}
-	last := len(msgs) - 1
-	if msgs[last].role == "user" {
-		skip := 0
+	skip := 0
+	if w := mk.writePoint(tailStart, last); w == last {
 		if reminder {
 			skip = 1
 		}
-		if w := writePoint(last); w == last {
-			markLast(w, skip)
-		} else {
-			markLast(w, 0)
-		}
-		// The previous turn: the user message before the assistant
-		// message this turn answers.
-		for p := last - 2; p >= tailStart; p-- {
-			if msgs[p].role == "user" {
-				markLast(writePoint(p), 0)
-				break
-			}
-		}
+		mk.last(w, skip)
+	} else {
+		mk.last(w, 0)
 	}
-	if snapLen > 0 {
-		markBlock(head+snapLen-1, 0)
-		if f.reprojected && f.stable > 0 && 2*f.stable < snapLen {
-			markBlock(head+2*f.stable-1, 0)
+	// The previous turn: the user message before the assistant message
+	// this turn answers.
+	for p := last - 2; p >= tailStart; p-- {
+		if mk.msgs[p].role != "user" {
+			continue
 		}
+		if r := mk.writePoint(tailStart, p); r >= 0 && mk.blocksBetween(r, last) >= cacheLookback-2 {
+			mk.last(r, 0)
+		}
+		break
 	}
-	// The spare slot: a checkpoint inside the stable part, cycling with the
-	// step over the goal's end and every checkpointEvery-th exchange of the
-	// snapshot. Written inside the read prefix, checkpoints cost nothing;
-	// when a later rebuild keeps the snapshot's start, the breakpoint at its
-	// stable end finds one within the 20-block lookback.
-	if n < 4 {
-		points := 1 + (len(f.snapList)-1)/checkpointEvery
-		if len(f.snapList) == 0 {
-			points = 1
-		}
-		if j := f.step % points; j == 0 {
-			markLast(head-1, 0)
-		} else {
-			markBlock(head+2*checkpointEvery*j-1, 0)
-		}
+}
+
+// cacheLookback is how many blocks back a breakpoint's read looks for an
+// earlier write.
+const cacheLookback = 20
+
+// writePoint is the message whose end the request ending at message i
+// writes: i itself when its curated form is its full form, else the
+// assistant message before it; -1 when neither is in the tail.
+func (mk *marker) writePoint(tailStart, i int) int {
+	if i >= tailStart && mk.msgs[i].role == "user" && mk.msgs[i].stable {
+		return i
 	}
-	if n < 4 && len(sys) > 0 {
-		sys[len(sys)-1].bp = true
-		n++
+	if i-1 >= tailStart && mk.msgs[i-1].role == "assistant" {
+		return i - 1
+	}
+	return -1
+}
+
+// blocksBetween counts the blocks after message i up to message j.
+func (mk *marker) blocksBetween(i, j int) int {
+	n := 0
+	for k := i + 1; k <= j; k++ {
+		n += len(mk.msgs[k].blocks)
 	}
 	return n
 }

@@ -2,6 +2,7 @@ package projection
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestRandomConversationsProjectValid(t *testing.T) {
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		msgs := randomConversation(r, 10+r.IntN(50))
-		cfg := Config{BudgetTokens: budgets[seed%2]}
+		cfg := Config{BudgetTokens: budgets[seed%2], AlwaysEngage: true}
 		var prev []byte
 		reprojections := 0
 		warm := New(cfg) // memoises the conversation as a running proxy does
@@ -72,7 +73,7 @@ func TestWorldKeepsGoalLatestPairAndMemory(t *testing.T) {
 	msgs = append(msgs,
 		assistant(toolUse("toolu_py", "Bash", obj{"command": "python t.py"})),
 		user(toolResult("toolu_py", "bash: python: command not found", true)))
-	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	ms := gjson.GetBytes(res.Body, "messages").Array()
 	assert.Equal(t, "Fix the bug in /w/a.go", ms[0].Get("content.0.text").String(), "goal first, verbatim")
@@ -94,12 +95,15 @@ func TestEditAppliedToCachedContent(t *testing.T) {
 	msgs = append(msgs,
 		assistant(toolUse("toolu_2", "Edit", obj{"file_path": "/w/a.go", "old_string": "return 1", "new_string": "return 2"})),
 		user(toolResult("toolu_2", "The file /w/a.go has been updated successfully.", false)))
-	// Enough growth to force a re-projection that folds both into the world.
-	for i := range 40 {
-		id := "toolu_b" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, strings.Repeat("y", 1500), false)))
+	// Enough growth past the budget for a re-projection to pay: it folds
+	// both into the world.
+	var res *Result
+	for i := 0; res == nil || !strings.Contains(res.Stats.Note, "reprojections=1"); i++ {
+		require.Less(t, i, 200, "no re-projection")
+		id := fmt.Sprintf("toolu_b%03d", i)
+		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, fileLines(id, 40), false)))
+		res = project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	}
-	res := project(t, Config{BudgetTokens: 8000}, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	s := string(res.Body)
 	assert.Contains(t, s, `func A() int { return 2 }`)
@@ -119,7 +123,7 @@ func TestUnchangedStubRestoredWhenEvicted(t *testing.T) {
 	}
 	msgs = append(msgs, assistant(toolUse("toolu_again", "Read", obj{"file_path": "/w/big.go"})),
 		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false)))
-	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	ms := gjson.GetBytes(res.Body, "messages").Array()
 	last := ms[len(ms)-1].Get("content.0.content").String()
@@ -136,7 +140,7 @@ func TestLargeFileNotEvictedTheTurnAfterItIsRead(t *testing.T) {
 	}
 	msgs = append(msgs, readPair("toolu_huge", "/w/huge.go", huge)...)
 	msgs = append(msgs, assistant(toolUse("toolu_next", "Bash", obj{"command": "go test"})), user(toolResult("toolu_next", "FAIL", true)))
-	res := project(t, Config{BudgetTokens: 8000}, msgs)
+	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	assert.Contains(t, string(res.Body), "a long line of code in a huge file")
 	assert.False(t, res.Visibility.Files["/w/huge.go"].Evicted)
@@ -148,7 +152,7 @@ func TestSystemToolsAndBreakpoints(t *testing.T) {
 	body := reqBody(msgs)
 	body = []byte(strings.Replace(string(body), `"cache_control":{"type":"ephemeral"}`, `"cache_control":{"type":"ephemeral","ttl":"1h"}`, 1))
 	for _, trim := range []bool{false, true} {
-		r, err := New(Config{TrimTools: trim}).ProjectBody(context.Background(), body, "")
+		r, err := New(Config{TrimTools: trim, AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 		require.NoError(t, err)
 		require.NoError(t, validate.Request(r.Body))
 		sys := gjson.GetBytes(r.Body, "system").Array()
@@ -170,7 +174,7 @@ func TestSystemToolsAndBreakpoints(t *testing.T) {
 func TestTrimNeverDropsACalledTool(t *testing.T) {
 	msgs := []obj{user(text("goal")),
 		assistant(toolUse("toolu_1", "mcp__x__y", obj{})), user(toolResult("toolu_1", "ok", false))}
-	r, err := New(Config{TrimTools: true}).ProjectBody(context.Background(), reqBody(msgs), "")
+	r, err := New(Config{TrimTools: true, AlwaysEngage: true}).ProjectBody(context.Background(), reqBody(msgs), "")
 	require.NoError(t, err)
 	require.NoError(t, validate.Request(r.Body))
 	assert.Contains(t, gjson.GetBytes(r.Body, "tools.#.name").String(), "mcp__x__y")
@@ -178,7 +182,7 @@ func TestTrimNeverDropsACalledTool(t *testing.T) {
 
 func TestThinkingSignatureAndSystemMessageCarried(t *testing.T) {
 	body := capturedBody(t, "worker-thinking")
-	r, err := New(Config{}).ProjectBody(context.Background(), body, "")
+	r, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 	require.NoError(t, err)
 	require.NoError(t, validate.Request(r.Body))
 	ms := gjson.GetBytes(r.Body, "messages").Array()
@@ -190,7 +194,7 @@ func TestThinkingSignatureAndSystemMessageCarried(t *testing.T) {
 
 func TestMalformedBodiesFail(t *testing.T) {
 	for _, b := range []string{``, `{`, `{"messages":[]}`, `{"messages":"x"}`, `{"messages":[{"role":"assistant","content":"hi"}]}`, `{"messages":[{"content":"x"}]}`} {
-		_, err := New(Config{}).ProjectBody(context.Background(), []byte(b), "")
+		_, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), []byte(b), "")
 		assert.Error(t, err, b)
 	}
 }
@@ -199,7 +203,7 @@ func TestEmptySystemMessageAfterCompactCarried(t *testing.T) {
 	msgs := []obj{user(text("This session is being continued from a previous conversation. Summary: ...")),
 		{"role": "system", "content": ""},
 		assistant(toolUse("toolu_1", "Bash", obj{"command": "ls"})), user(toolResult("toolu_1", "a.go", false))}
-	r := project(t, Config{}, msgs)
+	r := project(t, Config{AlwaysEngage: true}, msgs)
 	require.NoError(t, validate.Request(r.Body))
 	assert.Equal(t, `{"role":"system","content":""}`, gjson.GetBytes(r.Body, "messages.1").Raw)
 }

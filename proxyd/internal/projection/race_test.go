@@ -14,7 +14,7 @@ import (
 // once (as the proxy does for parallel workers) serves each exactly what a
 // fresh engine serves. Run with -race.
 func TestConcurrentConversations(t *testing.T) {
-	shared := New(Config{BudgetTokens: 8000})
+	shared := New(Config{BudgetTokens: 8000, AlwaysEngage: true})
 	var wg sync.WaitGroup
 	for seed := range uint64(4) {
 		wg.Add(1)
@@ -28,7 +28,7 @@ func TestConcurrentConversations(t *testing.T) {
 				body := reqBody(msgs[:n])
 				got, err := shared.ProjectBody(context.Background(), body, "")
 				require.NoError(t, err)
-				want, err := New(Config{BudgetTokens: 8000}).ProjectBody(context.Background(), body, "")
+				want, err := New(Config{BudgetTokens: 8000, AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 				require.NoError(t, err)
 				assert.Equal(t, string(want.Body), string(got.Body), "seed %d request %d", seed, n)
 			}

@@ -23,10 +23,10 @@ func TestCapturedBodiesProjectValid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			body := capturedBody(t, name)
 			require.NoError(t, validate.Request(body), "the client's own request")
-			r, err := New(Config{}).ProjectBody(context.Background(), body, "")
+			r, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 			require.NoError(t, err)
 			require.NoError(t, validate.Request(r.Body), string(r.Body))
-			r2, err := New(Config{}).ProjectBody(context.Background(), body, "")
+			r2, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 			require.NoError(t, err)
 			require.Equal(t, string(r.Body), string(r2.Body))
 		})

@@ -137,20 +137,17 @@ func (w *world) dropped() []string {
 	return keys
 }
 
-func (w *world) tokens() int {
-	n := 0
-	for _, e := range w.entries {
-		n += e.tokens
+// evict drops entries of cands by score (tokens × steps since last use),
+// largest first, until their tokens fit budget. An entry used at this
+// step or the previous one is never evicted, so a file larger than the
+// budget survives the turn after it is read. stale says whether an
+// entry's key also has an older copy that stays in view, so its drop note
+// says that copy is out of date.
+func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool) int {
+	total := 0
+	for _, e := range cands {
+		total += e.tokens
 	}
-	return n
-}
-
-// evict drops entries by score (tokens × steps since last use), largest
-// first, until the world fits budget. An entry used at this step or the
-// previous one is never evicted, so a file larger than the budget survives
-// the turn after it is read.
-func (w *world) evict(budget, step int) int {
-	total := w.tokens()
 	if total <= budget {
 		return 0
 	}
@@ -159,7 +156,7 @@ func (w *world) evict(budget, step int) int {
 		score int64
 	}
 	var cs []cand
-	for _, e := range w.entries {
+	for _, e := range cands {
 		age := step - w.used[e.key]
 		if age <= 1 {
 			continue
@@ -177,7 +174,11 @@ func (w *world) evict(budget, step int) int {
 		if total <= budget {
 			break
 		}
-		w.drop(c.e.key, recallHint(c.e), step)
+		how := recallHint(c.e)
+		if stale != nil && stale(c.e) {
+			how = staleHint(c.e)
+		}
+		w.drop(c.e.key, how, step)
 		total -= c.e.tokens
 		n++
 	}
@@ -211,6 +212,14 @@ func recallHint(e *entry) string {
 	default:
 		return fmt.Sprintf("%s %s (~%d tokens): repeat the call if you need the result", e.tool, clip(string(e.input), 160), e.tokens)
 	}
+}
+
+// staleHint says that the copy of an entry still in view is out of date.
+func staleHint(e *entry) string {
+	if e.path != "" {
+		return fmt.Sprintf("Read %s: changed since the copy shown earlier in this conversation; call Read to see the current content", e.path)
+	}
+	return recallHint(e) + " (the earlier copy shown above is out of date)"
 }
 
 func clip(s string, n int) string {

@@ -115,6 +115,8 @@ type DumpLine struct {
 type Body struct {
 	Baseline, Projected []byte
 	Reprojected, Reset  bool
+	// Engaged is false when the engine served the baseline as sent.
+	Engaged bool
 }
 
 // Run replays the transcript at path.
@@ -164,10 +166,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		if err != nil {
 			return nil, fmt.Errorf("project request %d: %w", i, err)
 		}
-		if rep.BudgetTokens == 0 {
-			fmt.Sscanf(res.Stats.Note, "budget=%d ceiling=%d", &rep.BudgetTokens, &rep.ThresholdTokens)
-			rep.ThresholdTokens -= rep.BudgetTokens
-		}
+		rep.BudgetTokens, rep.ThresholdTokens = res.Budget, res.Threshold
 		if err := validate.Request(res.Body); err != nil {
 			rep.Projected.InvalidRequests++
 			if rep.Projected.FirstInvalid == "" {
@@ -185,7 +184,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		if res.Reprojected {
 			reprojections++
 		}
-		rep.Engaged++
+		if res.Engaged {
+			rep.Engaged++
+		}
 		if prev != nil && !r.reset && !res.Reprojected {
 			if i := validate.PrefixBreak(prev, res.Body); i >= 0 {
 				violations++
@@ -193,7 +194,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		}
 		prev = res.Body
 		if each != nil {
-			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset})
+			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset, Engaged: res.Engaged})
 		}
 	}
 	rep.Projected.PrefixViolations = &violations

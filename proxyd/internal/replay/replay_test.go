@@ -60,6 +60,9 @@ func TestFixtureCacheStability(t *testing.T) {
 	sanctioned := 0
 	fresh := projection.New(projection.Config{})
 	for i, b := range bodies {
+		if !b.Engaged {
+			require.True(t, bytes.Equal(b.Baseline, b.Projected), "request %d: not engaged, so served as sent", i)
+		}
 		require.NoError(t, validate.Request(b.Projected), "request %d", i)
 		if i > 0 && !b.Reprojected && !b.Reset {
 			assert.Equal(t, -1, validate.PrefixBreak(bodies[i-1].Projected, b.Projected), "request %d", i)
@@ -87,9 +90,9 @@ func TestFixtureCacheStability(t *testing.T) {
 		rep.RawReduction, rep.BilledReduction, rep.Projected.CacheHitRatio, rep.Baseline.CacheHitRatio, *rep.Projected.Reprojections)
 	// The targets the default configuration is held to (the replay is
 	// deterministic: these are token counts, not timings).
-	assert.GreaterOrEqual(t, rep.RawReduction, 3.0, "raw context at least 3x below baseline")
-	assert.GreaterOrEqual(t, rep.BilledReduction, 1.5, "billed-equivalent input at least 1.5x below baseline")
-	assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.90, "simulated cache-hit ratio")
+	assert.GreaterOrEqual(t, rep.RawReduction, 3.5, "raw context at least 3.5x below baseline")
+	assert.GreaterOrEqual(t, rep.BilledReduction, 2.0, "billed-equivalent input at least 2x below baseline")
+	assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.88, "simulated cache-hit ratio")
 }
 
 func TestSubagentTranscripts(t *testing.T) {

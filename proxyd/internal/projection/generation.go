@@ -1,0 +1,233 @@
+package projection
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The snapshot is a list of generations, oldest first. Each generation is
+// the exchanges one re-projection rendered (its surviving and new world
+// entries, then a note naming what was dropped and the user's folded
+// words), served byte-identical until a later re-projection rebuilds it. A
+// re-projection rebuilds the generations from a cut on — the youngest cut
+// that pays — and keeps everything before the cut, so the provider's
+// cache still reads it: the served bytes up to the cut are unchanged, and
+// each generation's end carries a breakpoint.
+//
+// The cut and the moment are chosen by billed cost. For every cut c the
+// fold estimates, at each turn, how many input tokens a rebuild from c
+// would remove (the served size now minus the size after rebuilding:
+// evicting the rebuilt part's coldest entries down to the budget and
+// folding the tail into it). Every turn served without that rebuild pays
+// those tokens again at the cache-read price; a rebuild pays its rebuilt
+// tokens once at the cache-write price. Rebuilding at cut c when the
+// read cost accumulated since c's part was last rebuilt reaches the
+// write cost is the classic rent-or-buy rule: it never pays more than
+// twice the best schedule in hindsight, and it needs no guess of how long
+// the session will last. A rebuild from c leaves the accumulations of
+// deeper cuts with only what the parts before c contributed.
+//
+// The first re-projection is the projection engaging: until then the
+// engine serves the client's body unchanged, and the comparison is with
+// the client's own request (its system prompt, tools and every message),
+// which the cache reads in full.
+
+// maxGens bounds the generations: with the write point of the tail and
+// the goal's end, their ends use the four breakpoints.
+const maxGens = 2
+
+// readPrice is the billed weight of a cache read.
+const readPrice = 0.1
+
+// gen is one generation of the snapshot.
+type gen struct {
+	list   []*entry // its entries, in order
+	msgs   []served // the rendered exchanges, notes on the last one
+	tokens int
+	// extras is len(fold.extras) when it was rendered: the user's
+	// folded words it and the generations before it carry.
+	extras int
+	// listed are the dropped keys its note names.
+	listed []string
+}
+
+// snapTokens is the served size of the generations.
+func (f *fold) snapTokens() int {
+	n := 0
+	for _, g := range f.gens {
+		n += g.tokens
+	}
+	return n
+}
+
+// headTokens is the served size of the goal, with notes riding on it.
+func (f *fold) headTokens() int {
+	n := f.headNoteTokens
+	for _, s := range f.head {
+		n += s.tokens
+	}
+	return n
+}
+
+// estimate is what a rebuild from cut c would leave: the tokens served
+// before the cut, and the rebuilt part's tokens after eviction.
+func (f *fold) estimate(c int) (kept, rebuilt int) {
+	kept = f.headTokens()
+	for _, g := range f.gens[:c] {
+		kept += g.tokens
+	}
+	var all, pinned int
+	for _, e := range f.world.entries {
+		if f.keptIn(e, c) {
+			continue
+		}
+		all += e.tokens
+		if f.step-f.world.used[e.key] <= 1 {
+			pinned += e.tokens
+		}
+	}
+	return kept, min(all, max(f.room(c, kept-f.headTokens()), pinned))
+}
+
+// target is the snapshot's size after a re-projection: the world budget
+// when pinned, else the session's working set (the tokens of the entries
+// used in the last workingSteps turns), bounded to a range around the
+// budget.
+func (f *fold) target() int {
+	if f.cfg.pinned {
+		return f.cfg.target
+	}
+	ws := 0
+	for _, e := range f.world.entries {
+		if f.step-f.world.used[e.key] < workingSteps {
+			ws += e.tokens
+		}
+	}
+	return min(max(ws, f.cfg.target*6/10), f.cfg.target*16/10)
+}
+
+// workingSteps is how many recent turns make the working set.
+const workingSteps = 8
+
+// room is how many tokens of world entries a rebuild from cut c keeps,
+// given the tokens of the generations before it: what the target leaves,
+// but never less than a share of it, so a rebuild of the young part does
+// not drop what was just observed because the old part is large (that
+// part is then cheaper to rebuild from a deeper cut).
+func (f *fold) room(c, keptSnap int) int {
+	t := f.target()
+	if c == 0 {
+		return t
+	}
+	return max(t-keptSnap, 0)
+}
+
+// keptIn reports whether entry e is served by a generation before cut c.
+func (f *fold) keptIn(e *entry, c int) bool {
+	g, ok := f.where[e]
+	return ok && g < c
+}
+
+// account adds one turn's avoidable read cost to every cut's account,
+// given the served size of this turn without a rebuild and the size of
+// its current message.
+func (f *fold) account(servedNow, current int) {
+	if len(f.acc) != len(f.gens)+1 {
+		f.acc = slices.Grow(f.acc[:0:0], len(f.gens)+1)[:len(f.gens)+1]
+	}
+	if f.firstNow == 0 {
+		f.firstNow = servedNow
+	}
+	for c := range f.acc {
+		kept, rebuilt := f.estimate(c)
+		after := kept + rebuilt + f.tailKeepTokens() + current
+		if !f.engaged() {
+			after += f.cfg.overhead
+		}
+		if saved := servedNow - after; saved > 0 {
+			f.acc[c] += readPrice * float64(saved)
+		}
+	}
+}
+
+// tailKeepTokens is the size of the tail message a rebuild keeps.
+func (f *fold) tailKeepTokens() int {
+	if len(f.tail) == 0 {
+		return 0
+	}
+	return f.tail[len(f.tail)-1].tokens
+}
+
+// chooseCut returns the cut whose accumulated read cost most exceeds the
+// cost of writing what it rebuilds, or -1 when no rebuild pays yet.
+// Before the projection engages the only cut is the whole conversation,
+// and the decision looks ahead (see engagePays).
+func (f *fold) chooseCut(now, current int) int {
+	if !f.engaged() {
+		if f.engagePays(now, current) {
+			return 0
+		}
+		return -1
+	}
+	best, bestNet := -1, 0.0
+	for c := range f.acc {
+		_, rebuilt := f.estimate(c)
+		write := rebuilt + f.tailKeepTokens() + current
+		net := f.acc[c] - rebuildMargin*f.cfg.writePrice*float64(write)
+		if net >= 0 && (best < 0 || net > bestNet) {
+			best, bestNet = c, net
+		}
+	}
+	return best
+}
+
+// engagePays predicts whether engaging now saves: switching from the
+// client's layout to the projection writes the whole projection once,
+// and every later turn reads the projection instead of the client's
+// growing request. The client's request is taken to keep growing at its
+// average rate so far, and the session to last half as many turns again
+// as it has (at most horizonMax): a cautious guess, as a short session
+// that engages just before it ends pays the write for nothing.
+func (f *fold) engagePays(now, current int) bool {
+	kept, rebuilt := f.estimate(0)
+	after := kept + rebuilt + f.tailKeepTokens() + current + f.cfg.overhead
+	gap := float64(now - after)
+	if gap <= 0 || f.step == 0 {
+		return false
+	}
+	h := float64(min(f.step/2, horizonMax))
+	growth := max(0, float64(now-f.firstNow)/float64(f.step))
+	saved := readPrice * (gap*h + growth*h*h/2)
+	return saved >= rebuildMargin*f.cfg.writePrice*float64(after)
+}
+
+// rebuildMargin is how many times its write cost the read cost a rebuild
+// would have saved must reach: above 1, a rebuild waits until its saving
+// is established rather than merely even (chosen on the panel, see
+// docs/projection.md).
+const rebuildMargin = 5.0 / 3
+
+// horizonMax bounds the number of coming turns a prediction counts on.
+const horizonMax = 40
+
+// settle moves the accounts after a rebuild from cut c: the rebuilt cuts
+// start over, and deeper cuts keep what their older parts contributed.
+func (f *fold) settle(c int, gensBefore int) {
+	acc := make([]float64, len(f.gens)+1)
+	if gensBefore+1 == len(f.acc) {
+		for k := 0; k < c && k < len(acc); k++ {
+			acc[k] = max(0, f.acc[k]-f.acc[c])
+		}
+	}
+	f.acc = acc
+}
+
+// notEngagedReason says why the projection has not engaged yet.
+func (f *fold) notEngagedReason() string {
+	if f.inHead || len(f.acc) == 0 {
+		return "no tool exchange yet: nothing to project"
+	}
+	kept, rebuilt := f.estimate(0)
+	write := f.cfg.writePrice * float64(kept+rebuilt+f.tailKeepTokens()+f.cfg.overhead)
+	return fmt.Sprintf("no saving predicted yet: the cache reads a projection would have saved so far (%.0f token-equivalents) do not pay for writing it (%.0f)", f.acc[0], write)
+}
