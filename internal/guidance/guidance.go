@@ -129,6 +129,12 @@ func Synthesize(version int, project string, entries []profile.Entry) *Guidance 
 		default:
 			it.Kind, it.Text = guardForm(e.Text)
 			if it.Kind == "" {
+				// No instruction can be read from it: say it as what
+				// the profile knows about the user, not as a rule.
+				if t := sentence(e.Text); strings.ContainsFunc(t, unicode.IsLetter) {
+					it.Text = "Preference: " + t
+					g.Archetype = append(g.Archetype, it)
+				}
 				continue
 			}
 			key := strings.ToLower(it.Text)
@@ -193,17 +199,19 @@ var gerundStems = map[string]string{
 
 // guardForm turns an entry's text into a rule that starts with one of the
 // four kinds, keeping its words: leading "always"/"never"/"before"/"when"/
-// "if" set the kind, a leading negation makes NEVER, anything else is
-// ALWAYS. Text without a letter gives kind "".
+// "if" set the kind, a leading negation makes NEVER, a description of the
+// user ("prefers X", "we use X", "dislikes X") its instruction, an
+// imperative ALWAYS. Text no instruction can be read from gives kind "".
 func guardForm(text string) (kind, rule string) {
 	t := strings.TrimSpace(strings.TrimRight(strings.Join(strings.Fields(text), " "), ".!;,:"))
 	if !strings.ContainsFunc(t, unicode.IsLetter) {
 		return "", "" // nothing to say
 	}
 	kind, body := ruleOf(t)
-	if !strings.ContainsFunc(body, unicode.IsLetter) {
-		// "stop!" alone: the words do not make a rule of their own.
-		kind, body = Always, "keep to this: "+t
+	if kind == "" || !strings.ContainsFunc(body, unicode.IsLetter) {
+		// "stop!" alone, or a description no instruction can be read
+		// from: not a guard (Synthesize keeps it as a profile line).
+		return "", ""
 	}
 	return kind, sentence(kind + " " + body)
 }
@@ -262,10 +270,45 @@ func ruleOf(t string) (kind, body string) {
 	if m := reactionRE.FindStringSubmatch(t); m != nil {
 		return When, "you " + baseVerb(m[2]) + m[3] + ", the user " + m[1]
 	}
+	if kind, body := described(t); kind != "" {
+		return kind, body
+	}
 	if imperative(low) {
 		return Always, lowerFirst(t)
 	}
-	return Always, "keep to this: " + t
+	return "", ""
+}
+
+// described reads an instruction out of a description of the user: "the
+// user prefers terse answers" → ALWAYS prefer terse answers, "we use tabs"
+// → ALWAYS use tabs, "dislikes mocking the database" → NEVER mock the
+// database. Anything else gives kind "": it is not an instruction.
+func described(t string) (kind, body string) {
+	low := strings.ToLower(t)
+	for _, subj := range []string{"the user ", "user ", "they ", "he ", "she ", "i ", "we "} {
+		if strings.HasPrefix(low, subj) {
+			t, low = strings.TrimSpace(t[len(subj):]), low[len(subj):]
+			break
+		}
+	}
+	verb, obj, _ := strings.Cut(t, " ")
+	obj = strings.TrimSpace(obj)
+	if obj == "" {
+		return "", ""
+	}
+	switch strings.ToLower(verb) {
+	case "prefers", "prefer", "likes", "like", "loves", "love", "favours", "favors", "wants", "want":
+		return Always, "prefer " + obj
+	case "uses", "use", "follows", "follow", "writes", "write", "runs", "run", "keeps", "keep":
+		return Always, baseVerb(strings.ToLower(verb)) + " " + obj
+	case "hates", "hate", "dislikes", "dislike", "avoids", "avoid", "rejects", "reject":
+		v, rest, _ := strings.Cut(obj, " ")
+		if stem, ok := gerund(v); ok {
+			return Never, strings.TrimSpace(stem + " " + rest)
+		}
+		return Never, "use " + obj
+	}
+	return "", ""
 }
 
 // reactionRE reads "<reaction> when the assistant <verb>s <object>".

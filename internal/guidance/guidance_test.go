@@ -43,8 +43,11 @@ func TestGuardForm(t *testing.T) {
 		"if the build breaks, stop and ask":                 "WHEN the build breaks, stop and ask.",
 		"no, use table tests":                               "ALWAYS use table tests.",
 		"use testify's require for setup errors":            "ALWAYS use testify's require for setup errors.",
-		"The user prefers terse answers":                    "ALWAYS keep to this: The user prefers terse answers.",
-		"Prefers   errors wrapped with context":             "ALWAYS keep to this: Prefers errors wrapped with context.",
+		"The user prefers terse answers":                    "ALWAYS prefer terse answers.",
+		"Prefers   errors wrapped with context":             "ALWAYS prefer errors wrapped with context.",
+		"we use tabs, not spaces":                           "ALWAYS use tabs, not spaces.",
+		"dislikes mocking the database":                     "NEVER mock the database.",
+		"i prefer early returns over nested ifs":            "ALWAYS prefer early returns over nested ifs.",
 		"Keep API names stable!":                            "ALWAYS keep API names stable.",
 		"please run the tests first":                        "ALWAYS run the tests first.",
 		"from now on, never push without asking":            "NEVER push without asking.",
@@ -133,4 +136,16 @@ func TestLongQuoteIsAVerbatimPrefix(t *testing.T) {
 	got := clipQuote(long)
 	assert.Equal(t, MaxQuote+1, utf8.RuneCountInString(got))
 	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(got, "…")))
+}
+
+// A description no instruction can be read from is not a guard: it is kept
+// as a profile line, still citing its entry and evidence.
+func TestDescriptionsAreNotGuards(t *testing.T) {
+	e := entry(profile.ScopeGlobal, "", profile.Expectations, "the user is in a hurry on Fridays", 0.5, "I'm in a hurry, it's Friday")
+	g := Synthesize(1, "", []profile.Entry{e})
+	assert.Empty(t, g.Guards)
+	require.Len(t, g.Archetype, 1)
+	assert.Equal(t, "Preference: the user is in a hurry on Fridays.", g.Archetype[0].Text)
+	assert.Equal(t, []string{e.ID}, g.Archetype[0].Cites)
+	assert.NotEmpty(t, g.Archetype[0].Evidence)
 }
