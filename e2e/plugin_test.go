@@ -438,6 +438,7 @@ func TestPluginChatDelegatesToWorker(t *testing.T) {
 		}
 		chat++
 		assert.Contains(t, tools, "Agent")
+		assert.Contains(t, tools, "mcp__plugin_synaxi_synaxi__profile", "the orchestrator can consult the learned profile")
 		for _, banned := range []string{"Write", "Edit", "Bash"} {
 			assert.NotContains(t, tools, banned, "the orchestrator cannot change code")
 		}

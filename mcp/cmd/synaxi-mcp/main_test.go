@@ -87,6 +87,9 @@ func startServer(t *testing.T, env map[string]string) (*client.Client, *syncBuff
 	assert.Equal(t, tools.ServerName, res.ServerInfo.Name)
 	assert.NotEmpty(t, res.Instructions)
 	assert.Less(t, len(res.Instructions), 2048)
+	for _, tool := range []string{"repo_map", "find_symbol", "file_outline", "profile"} {
+		assert.Contains(t, res.Instructions, tool, "the instructions say when to use every tool")
+	}
 	return c, stderr
 }
 

@@ -54,9 +54,10 @@ type Options struct {
 const instructions = `synaxi maps this repository so you can find code before reading it.
 Start with repo_map (the most referenced definitions, ranked, within a token budget; pass the files or identifiers you are working on as focus to rank what they use higher).
 Then use find_symbol (definitions with signature, doc and key lines; set references to list uses) and file_outline (every definition of one file with line ranges) to pick narrow line ranges, and only then Read those ranges.
-Paths are relative to the project root; paths outside it are refused.`
+Paths are relative to the project root; paths outside it are refused.
+Call profile (with a query naming the task's topic, such as "commit" or "tests") before planning work: it returns the rules this user taught in past sessions (ALWAYS/NEVER/BEFORE/WHEN guards) with the quotes behind them; follow them.`
 
-// New returns an MCP server with the three tools registered.
+// New returns an MCP server with its four tools registered.
 func New(opts Options) *server.MCPServer {
 	s := server.NewMCPServer(ServerName, opts.Version,
 		server.WithToolCapabilities(false),
