@@ -258,8 +258,8 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 
 // TestProjectionSurveyThroughRealClient: with the working set far over the
 // budget, the scripted agent finishes the same task with projection on as
-// with it off, with no loop, at most 1.3× the requests and far fewer raw
-// input tokens.
+// with it off, with no loop, at most 1.3× the requests, and fewer raw and
+// billed input tokens.
 func TestProjectionSurveyThroughRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real client")
@@ -280,7 +280,11 @@ func TestProjectionSurveyThroughRealClient(t *testing.T) {
 	assert.Positive(t, on.visible, "and the files still in view")
 	assert.Zero(t, off.evicted+off.visible, "nothing is exported when nothing is projected")
 	assert.LessOrEqual(t, float64(on.requests), 1.3*float64(off.requests), "no loop: at most 1.3× the requests")
-	assert.Less(t, float64(on.raw), float64(off.raw)/2, "far fewer raw input tokens")
+	// The projection engages only once it predicts a saving (about half
+	// way through this 30-request task), so it must cost less than the
+	// direct run, not a fixed factor less.
+	assert.Less(t, on.raw, off.raw, "fewer raw input tokens")
+	assert.Less(t, on.billed, off.billed, "never costs more: less billed-equivalent input")
 }
 
 // recordBodies stores the client's request bodies (as the fake received
