@@ -28,6 +28,7 @@ func parseGo(name string, src []byte) File {
 	for _, decl := range af.Decls {
 		g.decl(decl)
 	}
+	clampEnds(g.defs)
 	f.Defs = nestMethods(g.defs)
 	goRefs(af, fset, g.defining).store(&f)
 	return f
@@ -329,4 +330,13 @@ func importName(imp *ast.ImportSpec) string {
 	last, _, _ = strings.Cut(last, ".")
 	last = strings.TrimPrefix(last, "go-")
 	return strings.ReplaceAll(last, "-", "_")
+}
+
+// clampEnds keeps End ≥ Start where a broken declaration has no valid end
+// position (go/parser reports line 0 for it).
+func clampEnds(defs []Def) {
+	for i := range defs {
+		defs[i].End = max(defs[i].End, defs[i].Start)
+		clampEnds(defs[i].Children)
+	}
 }

@@ -6,8 +6,17 @@
 // parses Go only and says so: Missing lists what it lacks, and Parse of such
 // a file reports the missing cgo in File.Err instead of an empty result.
 //
-// Parse is safe for concurrent use; tree-sitter parsers and query cursors are
-// pooled per goroutine-local pool (sync.Pool), never shared under a lock.
+// Invariants of a parsed File: Defs (and each Children list) are in source
+// order; a child's lines lie within its parent's (except Go methods, listed
+// under their receiver type wherever they are in the file); Start ≤ End, both
+// 1-based; Refs and RefLines have the same keys, and a definition's own name
+// is never counted as a reference to it. Parse never panics, whatever the
+// bytes (fuzzed per language), and a syntax error leaves what could be
+// recovered plus File.Err.
+//
+// Parse is safe for concurrent use; tree-sitter parsers and query cursors
+// come from sync.Pools (per-P caches, no lock on the hot path), never shared
+// by two parses at once.
 package symbols
 
 import (
@@ -21,7 +30,7 @@ import (
 
 // Version changes whenever the parsers' output changes; the parse cache keys
 // on it so stale entries are never served.
-const Version = 8
+const Version = 9
 
 // Definition kinds.
 const (

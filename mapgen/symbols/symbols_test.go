@@ -98,7 +98,36 @@ func fuzzParse(f *testing.F, sample string) {
 		if got.Lang != Detect(name) {
 			t.Fatalf("language %q, want %q", got.Lang, Detect(name))
 		}
+		checkInvariants(t, got)
 	})
+}
+
+// checkInvariants checks what the package doc promises of a parsed File.
+func checkInvariants(t *testing.T, f File) {
+	t.Helper()
+	if len(f.Refs) != len(f.RefLines) {
+		t.Fatalf("%d reference keys but %d with lines", len(f.Refs), len(f.RefLines))
+	}
+	for k, ls := range f.RefLines {
+		if f.Refs[k] < len(ls) || !slices.IsSorted(ls) || len(slices.Compact(slices.Clone(ls))) != len(ls) {
+			t.Fatalf("reference %q: %d uses on lines %v", k, f.Refs[k], ls)
+		}
+	}
+	var walk func(defs []Def, lo, hi int)
+	walk = func(defs []Def, lo, hi int) {
+		for i, d := range defs {
+			if d.Start < 1 || d.End < d.Start || d.Start < lo || d.End > hi {
+				t.Fatalf("%s %s: lines %d-%d outside %d-%d", d.Kind, d.Name, d.Start, d.End, lo, hi)
+			}
+			if i > 0 && d.Start < defs[i-1].Start {
+				t.Fatalf("%s %s at line %d after line %d", d.Kind, d.Name, d.Start, defs[i-1].Start)
+			}
+			if f.Lang != "go" { // Go methods sit under their type wherever they are
+				walk(d.Children, d.Start, d.End)
+			}
+		}
+	}
+	walk(f.Defs, 1, max(f.Lines, 1))
 }
 
 func FuzzParseGo(f *testing.F)         { fuzzParse(f, "sample.go") }
@@ -136,6 +165,7 @@ func TestEveryLanguageParsesItsSample(t *testing.T) {
 		src, err := os.ReadFile(filepath.Join("testdata", s))
 		require.NoError(t, err)
 		f := Parse(s, src)
+		checkInvariants(t, f)
 		assert.Empty(t, f.Err, s)
 		assert.NotEmpty(t, f.Defs, s)
 		assert.NotEmpty(t, f.Refs, s)

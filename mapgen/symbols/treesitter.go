@@ -24,8 +24,6 @@ var queryFiles embed.FS
 //	                  "declarator" fields; passing a function declarator
 //	                  makes a var or field a func or method, reaching a
 //	                  qualified name (A::f) makes it a method of A
-//	@scope            the type a method is defined on outside its body (Ruby
-//	                  def self.f leaves it unset: self is the enclosing class)
 //	@body             where the signature ends (else the node's "body" field)
 //	@reference        an identifier use
 //	@package          the file's package or namespace
@@ -35,7 +33,6 @@ const (
 	roleDef
 	roleName
 	roleDeclarator
-	roleScope
 	roleBody
 	roleRef
 	rolePackage
@@ -101,8 +98,6 @@ func (l *tsLang) init() error {
 				l.roles[i] = roleName
 			case name == "name.declarator":
 				l.roles[i] = roleDeclarator
-			case name == "scope":
-				l.roles[i] = roleScope
 			case name == "body":
 				l.roles[i] = roleBody
 			case name == "reference":
@@ -140,7 +135,7 @@ type rawDef struct {
 	start, end uint32 // byte range of the outer node, for nesting
 	nameID     uintptr
 	pattern    uint16
-	scoped     bool // kind decided by a qualified name or @scope
+	scoped     bool // kind and receiver decided by a qualified name (A::f)
 }
 
 func parseTreeSitter(lang string, src []byte) File {
@@ -206,8 +201,6 @@ func (l *tsLang) extract(root *sitter.Node, src []byte, f *File) {
 				name = c.Node
 			case roleDeclarator:
 				decl = c.Node
-			case roleScope:
-				scope = c.Node
 			case roleBody:
 				body = c.Node
 			case roleRef:
