@@ -287,7 +287,7 @@ func described(t string) (kind, body string) {
 	low := strings.ToLower(t)
 	for _, subj := range []string{"the user ", "user ", "they ", "he ", "she ", "i ", "we "} {
 		if strings.HasPrefix(low, subj) {
-			t, low = strings.TrimSpace(t[len(subj):]), low[len(subj):]
+			t = strings.TrimSpace(t[len(subj):])
 			break
 		}
 	}

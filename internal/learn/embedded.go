@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -46,7 +47,7 @@ type Embedded struct{}
 func (Embedded) Name() string { return "embedded" }
 
 // Extract returns one observation per recognised sentence.
-func (Embedded) Extract(_ context.Context, d *Doc, _ []profile.Entry) ([]profile.Observation, error) {
+func (Embedded) Extract(_ context.Context, d *Doc, known []profile.Entry) ([]profile.Observation, error) {
 	var out []profile.Observation
 	for i := range d.Turns {
 		t := &d.Turns[i]
@@ -61,6 +62,9 @@ func (Embedded) Extract(_ context.Context, d *Doc, _ []profile.Entry) ([]profile
 				o.Evidence = ev(s)
 				out = append(out, o)
 				found = true
+			} else if o, ok := repeated(s, d.Session, known); ok {
+				o.Evidence = ev(s)
+				out = append(out, o)
 			}
 		}
 		// The assistant kept failing with the same tool and the user had
@@ -176,6 +180,30 @@ func classify(s string, before Action) (profile.Observation, bool) {
 		return profile.Observation{Dimension: profile.AIFailures, Text: text, Confidence: 0.6}, true
 	case gateVerbRE.MatchString(text) && gateRE.MatchString(text) && atCheckpoint(before):
 		return profile.Observation{Dimension: profile.Workflow, Text: text, Confidence: 0.5}, true
+	}
+	return profile.Observation{}, false
+}
+
+// repeated recognises a sentence that says again what an entry learned in
+// another session says (the same content words, profile.MatchAt or more,
+// against its text or one of its quotes): a statement the user repeats
+// across sessions is durable even without a marker, so it reinforces that
+// entry. Questions, hedges and temporary orders still teach nothing.
+func repeated(s, session string, known []profile.Entry) (profile.Observation, bool) {
+	if questionRE.MatchString(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || len(strings.Fields(s)) < 3 {
+		return profile.Observation{}, false
+	}
+	for _, e := range known {
+		if e.Excluded || e.Dimension == profile.AIFailures || e.Dimension == profile.Triggers || !slices.ContainsFunc(e.Evidence, func(ev profile.Evidence) bool { return ev.Session != session }) {
+			continue
+		}
+		match := profile.Similarity(s, e.Text) >= profile.MatchAt
+		for _, ev := range e.Evidence {
+			match = match || ev.Session != session && profile.Similarity(s, ev.Quote) >= profile.MatchAt
+		}
+		if match {
+			return profile.Observation{Dimension: e.Dimension, Text: e.Text, Confidence: 0.5}, true
+		}
 	}
 	return profile.Observation{}, false
 }

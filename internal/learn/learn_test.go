@@ -495,3 +495,36 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// A statement the user repeats from an earlier session reinforces what was
+// learned there, even without a marker; nothing is learned from it when
+// nothing was, or when the only evidence is this same session.
+func TestRepeatedAcrossSessions(t *testing.T) {
+	known := []profile.Entry{{ID: "w1", Scope: profile.ScopeGlobal, Dimension: profile.Workflow,
+		Text: "run pre-commit actions, gitleaks", Evidence: []profile.Evidence{{Session: "earlier", Quote: "run pre-commit actions, gitleaks"}}}}
+	path := session(t, "s2", "/repo", [2]string{"bash", "ls"}, [2]string{"user", "run the pre-commit actions and gitleaks"})
+	d, err := Read(path, 0)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name  string
+		known []profile.Entry
+		want  int
+	}{
+		{"learned before", known, 1},
+		{"never learned", nil, 0},
+		{"only this session", []profile.Entry{{ID: "w1", Dimension: profile.Workflow, Text: known[0].Text,
+			Evidence: []profile.Evidence{{Session: "s2", Quote: "x"}}}}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			obs, err := Embedded{}.Extract(context.Background(), d, tt.known)
+			require.NoError(t, err)
+			kept, _ := Validate(d, obs)
+			require.Len(t, kept, tt.want)
+			if tt.want == 1 {
+				assert.Equal(t, profile.Workflow, kept[0].Dimension)
+				assert.Equal(t, "run pre-commit actions, gitleaks", kept[0].Text)
+				assert.Equal(t, "run the pre-commit actions and gitleaks", kept[0].Evidence[0].Quote)
+			}
+		})
+	}
+}
