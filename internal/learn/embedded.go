@@ -179,7 +179,7 @@ func classify(s string, before Action) (profile.Observation, bool) {
 	case repeatRE.MatchString(s) && words >= 3:
 		return profile.Observation{Dimension: profile.AIFailures, Text: text, Confidence: 0.6}, true
 	case gateVerbRE.MatchString(text) && gateRE.MatchString(text) && atCheckpoint(before):
-		return profile.Observation{Dimension: profile.Workflow, Text: text, Confidence: 0.5}, true
+		return profile.Observation{Dimension: profile.Workflow, Text: gateWhen(text, before) + text, Confidence: 0.5}, true
 	}
 	return profile.Observation{}, false
 }
@@ -220,6 +220,37 @@ func prohibitsHabit(text string) bool {
 	verb, _, _ := strings.Cut(m[3], " ")
 	return generalRE.MatchString(m[3]) || len(verb) > 5 && strings.HasSuffix(verb, "ing")
 }
+
+// gateWhen says when a gate applies, if the sentence does not: "before
+// pushing, " after the assistant pushed, "before committing, " after it
+// committed or when the gate is a commit-time one (pre-commit hooks,
+// secret scans, signing). The guard then reads "BEFORE committing, run
+// pre-commit actions, gitleaks." rather than an unconditional rule.
+func gateWhen(text string, a Action) string {
+	if whenRE.MatchString(text) {
+		return ""
+	}
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git push") {
+			return "before pushing, "
+		}
+	}
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git commit") {
+			return "before committing, "
+		}
+	}
+	if commitGateRE.MatchString(text) {
+		return "before committing, "
+	}
+	return ""
+}
+
+// whenRE: the sentence already says when (or names the step it gates).
+var whenRE = lazy(`(?i)\b(before|after|when|whenever|if|once|until)\b|(^|[\s,])(commit\w*|push\w*|merg\w*|releas\w*|deploy\w*)\b`)
+
+// commitGateRE: gates that belong to making a commit.
+var commitGateRE = lazy(`(?i)\b(pre-?commit|gitleaks|secrets? scan\w*|sign\w*|gpg)\b`)
 
 // atCheckpoint reports whether the assistant had just reached a point
 // where the user's process applies: it ran git, or it stopped to ask.

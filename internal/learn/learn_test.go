@@ -212,6 +212,7 @@ func TestEmbeddedRules(t *testing.T) {
 		{"we use tabs, not spaces", profile.CodeStyle, "we use tabs, not spaces"},
 		{"from now on, answer in English", profile.Guards, "from now on, answer in english"},
 		{"sign the commit and run the pre-commit hooks", profile.Workflow, "sign the commit and run the pre-commit hooks"},
+		{"run the tests and the linter", profile.Workflow, "before pushing, run the tests and the linter"},
 		{"I prefer early returns over nested ifs", profile.CodeStyle, "i prefer early returns over nested ifs"},
 		{"please keep answers short, I prefer concise replies", profile.Communication, "please keep answers short, i prefer concise replies"},
 		{"I'm a senior Go developer", profile.Expertise, "i'm a senior go developer"},
