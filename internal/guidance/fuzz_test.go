@@ -7,17 +7,26 @@ import (
 	"unicode"
 )
 
-// FuzzGuardForm: any entry text gives a rule that starts with its kind.
+// FuzzGuardForm: any entry text gives either no rule (text without a
+// letter, or a description no instruction can be read from) or a rule that
+// starts with its kind, the same every time.
 func FuzzGuardForm(f *testing.F) {
-	for _, s := range []string{"don't mock the db", "stop using x", "no, use pnpm", "Before X, Y", "reacts strongly when the assistant runs git push", "", "no,", "when"} {
+	for _, s := range []string{"don't mock the db", "stop using x", "no, use pnpm", "Before X, Y", "reacts strongly when the assistant runs git push", "", "no,", "when",
+		"the user prefers terse answers", "we use tabs", "dislikes mocking", "I am in a hurry"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		kind, rule := guardForm(text)
-		if kind == "" && rule == "" && !strings.ContainsFunc(text, unicode.IsLetter) {
+		if k2, r2 := guardForm(text); k2 != kind || r2 != rule {
+			t.Fatalf("guardForm(%q) is not deterministic: %q then %q", text, rule, r2)
+		}
+		if kind == "" {
+			if rule != "" {
+				t.Fatalf("guardForm(%q) = no kind but rule %q", text, rule)
+			}
 			return
 		}
-		if !slices.Contains(Kinds, kind) || !strings.HasPrefix(rule, kind+" ") {
+		if !slices.Contains(Kinds, kind) || !strings.HasPrefix(rule, kind+" ") || !strings.ContainsFunc(rule[len(kind):], unicode.IsLetter) {
 			t.Fatalf("guardForm(%q) = %q, %q", text, kind, rule)
 		}
 	})
