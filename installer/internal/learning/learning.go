@@ -33,6 +33,10 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
+// barThrottle is the least time between two redraws of the progress bar
+// (tests set it to 0 so every step is drawn).
+var barThrottle = 100 * time.Millisecond
+
 // Env is what the commands need from outside.
 type Env struct {
 	Dirs   xdg.Dirs
@@ -148,7 +152,7 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(e.Err),
 			progressbar.OptionSetDescription("ingest"), progressbar.OptionShowCount(),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100*time.Millisecond))
+			progressbar.OptionThrottle(barThrottle))
 	}
 	sum := &IngestSummary{}
 	var failures []string

@@ -36,6 +36,8 @@ func TestSessionsOldestFirstWithoutSubagents(t *testing.T) {
 }
 
 func TestProgressBarOnATerminal(t *testing.T) {
+	defer func(d time.Duration) { barThrottle = d }(barThrottle)
+	barThrottle = 0 // draw every step, however fast the machine
 	root := t.TempDir()
 	data, err := os.ReadFile(mClaude)
 	require.NoError(t, err)
