@@ -410,8 +410,10 @@ func (g *graph) scoreDefs(p personalised, pr []float64) map[defKey]float64 {
 
 // direct scores the definitions the focus files (and focus identifiers)
 // name directly: a focused map shows these first, as the agent is about to
-// need them. A reference counts sqrt(uses), split over the definitions it may
-// mean, whatever the name's specificity (the focus file does use it). In
+// need them. A reference counts sqrt(uses) / k² for the k definitions it may
+// mean, whatever the name's specificity (the focus file does use it): a
+// certain reference (pkg.Name, an imported name) outranks a frequent
+// ambiguous one (x.Close with five candidates), of which only one is right. In
 // Python, where a reference is a bare name, a name the file imports from a
 // module ("from m import name") counts ten times, and one that resolves
 // only to methods a tenth (mostly attributes of other objects).
@@ -426,7 +428,7 @@ func (g *graph) direct(focus map[int]bool, mentioned map[string]bool) map[defKey
 			}
 		}
 		for _, lk := range g.links[src] {
-			w := math.Sqrt(float64(lk.uses)) / float64(len(lk.to))
+			w := math.Sqrt(float64(lk.uses)) / float64(len(lk.to)*len(lk.to))
 			if f.Lang == "python" && fromImports[lk.name] {
 				w *= 10
 			}

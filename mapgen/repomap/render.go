@@ -14,7 +14,7 @@ import (
 
 // rankVersion changes whenever ranking or rendering does, so maps kept
 // with an index from an older version are never served.
-const rankVersion = 3
+const rankVersion = 4
 
 // DefaultBudget is the map budget, in estimated tokens, when none is given.
 const DefaultBudget = 2048

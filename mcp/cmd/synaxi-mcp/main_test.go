@@ -152,6 +152,11 @@ func TestServer(t *testing.T) {
 	assert.Contains(t, text, "budget 10 is outside 256..16000; used 256")
 	assert.Contains(t, text, `focus "nope.go" is neither an indexed source file nor a defined name; ignored`)
 
+	text, isErr = call(t, c, tools.RepoMap, map[string]any{"focus": []string{"Store.Get"}, "budget": 256})
+	assert.False(t, isErr, text)
+	assert.NotContains(t, text, "# note:", "an identifier is a valid focus")
+	assert.Contains(t, text, "store/store.go\n")
+
 	text, isErr = call(t, c, tools.FileOutline, map[string]any{"path": "store/store.go"})
 	assert.False(t, isErr, text)
 	assert.Equal(t, "# outline of store/store.go (go, package store, 16 lines, 4 definitions)\n"+
