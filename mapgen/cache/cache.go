@@ -29,7 +29,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -524,15 +523,4 @@ func (s Store) PutMap(root, id, key string, value json.RawMessage) error {
 		doc.Maps[key] = value
 		return nil
 	})
-}
-
-// Clear removes the persisted index and maps of root.
-func (s Store) Clear(root string) error {
-	if s.Dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(s.dir(root)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clear index of %s: %w", root, err)
-	}
-	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,15 +105,6 @@ func (ix *Index) Entries() []Entry {
 		}
 	})
 	return ix.files
-}
-
-// NumFiles is the number of indexed (non-skipped) files.
-func (ix *Index) NumFiles() int { return ix.Stats.Files }
-
-// mapCache remembers a few rendered maps of one index.
-type mapCache struct {
-	mu      sync.Mutex
-	results map[string]MapResult
 }
 
 const mapCacheSize = 16
@@ -506,27 +496,8 @@ func (ix *Indexer) one(f walk.File, prev *previous) result {
 	return result{stamp: st, file: symbols.Parse(f.Rel, data), how: parsed}
 }
 
-// writerProgress prints "mapgen: indexed N/M files" lines to a writer, for
-// callers without a terminal progress bar (tests, logs).
-type writerProgress struct {
-	w            io.Writer
-	mu           sync.Mutex
-	count, total int
+// mapCache remembers a few rendered maps of one index.
+type mapCache struct {
+	mu      sync.Mutex
+	results map[string]MapResult
 }
-
-// LineProgress returns a Progress that prints one line per 10% to w.
-func LineProgress(w io.Writer) Progress { return &writerProgress{w: w} }
-
-func (p *writerProgress) Start(total int) { p.total = total }
-
-func (p *writerProgress) Add(n int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	before := p.count * 10 / max(p.total, 1)
-	p.count += n
-	if after := p.count * 10 / max(p.total, 1); after != before {
-		fmt.Fprintf(p.w, "mapgen: parsed %d/%d files\n", p.count, p.total)
-	}
-}
-
-func (p *writerProgress) Finish() {}

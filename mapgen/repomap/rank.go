@@ -484,11 +484,6 @@ func (g *graph) rank(focus map[int]bool, mentioned map[string]bool) ranking {
 	return ranking{fileRank: pr, defs: defs}
 }
 
-// rank ranks files afresh (tests; maps use the index's cached graph).
-func rank(files []Entry, focus map[int]bool, mentioned map[string]bool) ranking {
-	return buildGraph(files).rank(focus, mentioned)
-}
-
 // pagerank runs the power iteration with teleport vector pers; a file with
 // no outgoing links gives its rank back through pers.
 func pagerank(out [][]edge, outW, pers []float64, damping float64) []float64 {

@@ -147,16 +147,9 @@ type Result struct {
 	Truncated bool     // stopped at MaxFiles or MaxDirs
 }
 
-// Walk returns the files under root, sorted by path, that accept admits
+// Scan returns the files under root, sorted by path, that accept admits
 // (typically by extension) and that no ignore rule, skipped directory or
-// outward symbolic link excludes, reading git's global excludes file through
-// the process environment. See Scan.
-func Walk(ctx context.Context, root Root, accept func(rel string) bool) (files []File, truncated bool, err error) {
-	res, err := Scan(ctx, root, accept, os.Getenv)
-	return res.Files, res.Truncated, err
-}
-
-// Scan walks root like Walk and also reports the directories it read and
+// outward symbolic link excludes; it also reports the directories it read and
 // the ignore files it consulted, so a caller can tell later, by their
 // modification times, whether a new walk could find anything different.
 // getenv resolves HOME and XDG_CONFIG_HOME for git's global excludes file.
