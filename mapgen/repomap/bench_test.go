@@ -108,3 +108,26 @@ func BenchmarkMap(b *testing.B) {
 	}
 	reportFiles(b, ix.NumFiles())
 }
+
+// BenchmarkSymbolWarm answers `symbol NewReader` as a new process does over
+// a filled disk cache: load the index, check every recorded stamp, look the
+// name up (the freshness check is most of it; see docs/maps.md).
+func BenchmarkSymbolWarm(b *testing.B) {
+	root := gorootSrc(b)
+	c := cache.Store{Dir: b.TempDir()}
+	if _, err := (&Indexer{Root: root, Store: c}).Build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		ix, err := (&Indexer{Root: root, Store: c}).Build(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if ix.Stats.Walked {
+			b.Fatal("a warm lookup walked the tree")
+		}
+		if ix.Find("NewReader", false) == "" {
+			b.Fatal("no answer")
+		}
+	}
+}

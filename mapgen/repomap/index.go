@@ -17,8 +17,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -277,36 +279,59 @@ func (ix *Indexer) Build(ctx context.Context) (*Index, error) {
 
 // unchanged reports whether nothing the index depended on changed: every
 // ignore file, directory and indexed file has the size and time it had, and
-// none was modified too close to the build to trust its time. The stat calls
-// run on all cores; the first difference stops them.
+// none was modified too close to the build to trust its time. Files are
+// checked by directory (dirStamps: the directory's path is resolved once for
+// all its files), directories spread over all cores; the first difference
+// stops them. Every recorded file is stat'ed: an edit to any file may add or
+// remove a definition, so no lookup can trust a subset.
 func unchanged(m *cache.Meta) bool {
 	if m.Truncated {
 		return false // a truncated walk depends on more than it recorded
 	}
 	limit := m.Built - int64(racyWindow)
-	n := len(m.Sources) + len(m.Dirs) + len(m.Files)
-	check := func(i int) bool {
-		switch {
-		case i < len(m.Sources):
-			s := m.Sources[i]
-			st, err := os.Stat(s.Path)
-			return (err == nil) == s.Exists && (err != nil || st.Size() == s.Size && st.ModTime().UnixNano() == s.ModTime)
-		case i < len(m.Sources)+len(m.Dirs):
-			d := m.Dirs[i-len(m.Sources)]
-			st, err := os.Stat(joinRel(m.Root, d.Rel))
-			return err == nil && st.ModTime().UnixNano() == d.ModTime && d.ModTime < limit
+	for _, s := range m.Sources {
+		st, err := os.Stat(s.Path)
+		if (err == nil) != s.Exists || (err == nil && (st.Size() != s.Size || st.ModTime().UnixNano() != s.ModTime)) {
+			return false
 		}
-		f := m.Files[i-len(m.Sources)-len(m.Dirs)]
-		st, err := os.Stat(joinRel(m.Root, f.Rel))
-		return err == nil && st.Size() == f.Size && st.ModTime().UnixNano() == f.ModTime && f.ModTime < limit
+	}
+	// Group the files by the recorded directory holding them; the walk
+	// records every directory it reads, so a file outside them means the
+	// index is not what this code wrote.
+	dirOf := make(map[string]int, len(m.Dirs))
+	for i, d := range m.Dirs {
+		if d.ModTime >= limit {
+			return false
+		}
+		dirOf[d.Rel] = i
+	}
+	names := make([][]string, len(m.Dirs))
+	files := make([][]int, len(m.Dirs))
+	for i, f := range m.Files {
+		if f.ModTime >= limit {
+			return false
+		}
+		dir, name := path.Split(f.Rel)
+		d, ok := dirOf[strings.TrimSuffix(dir, "/")]
+		if !ok {
+			return false
+		}
+		names[d] = append(names[d], name)
+		files[d] = append(files[d], i)
+	}
+	check := func(d int) bool {
+		return dirStamps(joinRel(m.Root, m.Dirs[d].Rel), m.Dirs[d].ModTime, names[d], func(j int, size, mod int64, err error) bool {
+			f := &m.Files[files[d][j]]
+			return err == nil && size == f.Size && mod == f.ModTime
+		})
 	}
 	var changed atomic.Bool
 	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0)*2, 8)
+	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
 		wg.Go(func() {
-			for i := w; i < n && !changed.Load(); i += workers {
-				if !check(i) {
+			for d := w; d < len(m.Dirs) && !changed.Load(); d += workers {
+				if !check(d) {
 					changed.Store(true)
 				}
 			}

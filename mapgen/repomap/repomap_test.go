@@ -397,3 +397,92 @@ func TestMapEmptyRepository(t *testing.T) {
 	assert.Contains(t, res.Text, ": no source files found (languages parsed: ")
 	assert.Zero(t, res.Shown)
 }
+
+// TestSymbolFreshness checks that a warm symbol lookup (no walk when every
+// recorded directory and file stat matches) never answers from a stale
+// index: the check stats every file, grouped by directory, so an edit to a
+// file that did not define the name, a new file and a removed one all change
+// the answer, at any depth and in the root directory.
+func TestSymbolFreshness(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"top.go":           "package top\n\nfunc Top() {}\n",
+		"a/b/c/deep.go":    "package c\n\nfunc Deep() {}\n",
+		"a/b/c/other.go":   "package c\n\nfunc Other() {}\n",
+		"a/b/sibling.go":   "package b\n\nfunc Sibling() {}\n",
+		"z/last/z.go":      "package last\n\nfunc Z() {}\n",
+		"z/last/keep_z.go": "package last\n\nfunc KeepZ() {}\n",
+	})
+	age(t, dir)
+	store := t.TempDir()
+	build(t, dir, store)
+	warm := func() *Index {
+		t.Helper()
+		ix := build(t, dir, store)
+		if ix.Stats.Walked { // the next build must trust the times again
+			age(t, dir)
+			build(t, dir, store)
+		}
+		return ix
+	}
+	ix := warm()
+	assert.False(t, ix.Stats.Walked, "nothing changed: no walk")
+	assert.Contains(t, ix.Find("Deep", false), "a/b/c/deep.go:3")
+	assert.Contains(t, ix.Find("Fresh", false), "no definition")
+
+	// touch gives path a modification time after age's, well outside the
+	// racy window (a real edit, add or remove bumps the time this way).
+	later := time.Date(2021, 1, 2, 3, 4, 5, 0, time.UTC)
+	touch := func(rel string) {
+		t.Helper()
+		require.NoError(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(rel)), later, later))
+		later = later.Add(time.Hour)
+	}
+
+	// A file that did not define the name gains a definition (the
+	// directory's time does not change on an edit in place).
+	writeTree(t, dir, map[string]string{"a/b/c/other.go": "package c\n\nfunc Other() {}\n\nfunc Fresh() {}\n"})
+	age(t, dir)
+	ix = warm()
+	assert.True(t, ix.Stats.Walked)
+	assert.Contains(t, ix.Find("Fresh", false), "a/b/c/other.go:5")
+	assert.False(t, warm().Stats.Walked)
+
+	// A same-size edit with only a new time, in the root directory.
+	writeTree(t, dir, map[string]string{"top.go": "package top\n\nfunc Fre5h() {}\n"})
+	age(t, dir)
+	touch("top.go")
+	ix = warm()
+	assert.True(t, ix.Stats.Walked)
+	assert.Contains(t, ix.Find("Fre5h", false), "top.go:3")
+	assert.Contains(t, ix.Find("Top", false), "no definition")
+
+	// A new file in a nested directory that held no definition of the name.
+	writeTree(t, dir, map[string]string{"z/last/new.go": "package last\n\nfunc Deep() {}\n"})
+	age(t, dir)
+	touch("z/last")
+	ix = warm()
+	assert.True(t, ix.Stats.Walked)
+	assert.Contains(t, ix.Find("Deep", false), "z/last/new.go:3")
+	assert.Contains(t, ix.Find("Deep", false), "a/b/c/deep.go:3")
+
+	// A removed file takes its definition with it.
+	require.NoError(t, os.Remove(filepath.Join(dir, "a", "b", "c", "deep.go")))
+	age(t, dir)
+	touch("a/b/c")
+	ix = warm()
+	assert.True(t, ix.Stats.Walked)
+	assert.NotContains(t, ix.Find("Deep", false), "a/b/c/deep.go")
+	assert.Contains(t, ix.Find("Deep", false), "z/last/new.go:3")
+
+	// A file renamed into another directory.
+	require.NoError(t, os.Rename(filepath.Join(dir, "a", "b", "sibling.go"), filepath.Join(dir, "z", "sibling.go")))
+	age(t, dir)
+	touch("a/b")
+	touch("z")
+	ix = warm()
+	assert.True(t, ix.Stats.Walked)
+	assert.Contains(t, ix.Find("Sibling", false), "z/sibling.go:3")
+	assert.NotContains(t, ix.Find("Sibling", false), "a/b/sibling.go")
+	assert.False(t, warm().Stats.Walked)
+}
