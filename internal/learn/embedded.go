@@ -170,6 +170,11 @@ func classify(s string, before Action) (profile.Observation, bool) {
 		return profile.Observation{Dimension: profile.Guards, Text: text, Confidence: 0.7}, true
 	case prohibitsHabit(text) && words >= 3:
 		return profile.Observation{Dimension: profile.Guards, Text: text, Confidence: 0.6}, true
+	case rejectsAction(lower, text, before) && words >= 4:
+		// "no, don't mock the database in the tests" right after the
+		// assistant did it: a correction of how it works, the issue's
+		// first example of what the user teaches.
+		return profile.Observation{Dimension: profile.Guards, Text: text, Confidence: 0.5}, true
 	case expertRE.MatchString(s):
 		return profile.Observation{Dimension: profile.Expertise, Text: text, Confidence: 0.6}, true
 	case autonomyRE.MatchString(s):
@@ -219,6 +224,15 @@ func prohibitsHabit(text string) bool {
 	}
 	verb, _, _ := strings.Cut(m[3], " ")
 	return generalRE.MatchString(m[3]) || len(verb) > 5 && strings.HasSuffix(verb, "ing")
+}
+
+// rejectsAction reports whether a sentence rejects what the assistant had
+// just done: it opens with a "no" and goes on with a prohibition ("no,
+// don't …", "nope, stop …"), and the assistant did act in the turn before.
+// A bare "don't touch that file" without the "no" stays an order for the
+// task at hand.
+func rejectsAction(lower, text string, a Action) bool {
+	return leadRE.MatchString(lower) && prohibitRE.MatchString(text) && (len(a.Tools) > 0 || a.Words > 0)
 }
 
 // gateWhen says when a gate applies, if the sentence does not: "before

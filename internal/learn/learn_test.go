@@ -219,6 +219,8 @@ func TestEmbeddedRules(t *testing.T) {
 		{"nein, bitte keine Kommentare im Code", profile.Guards, "bitte keine kommentare im code"},
 		{"jamais de force push sur main", profile.Guards, "jamais de force push sur main"},
 		{"nunca hagas commit sin tests", profile.Guards, "nunca hagas commit sin tests"},
+		{"no, don't mock the database in the tests", profile.Guards, "don't mock the database in the tests"},
+		{"nope, stop force pushing my branches", profile.Guards, "stop force pushing my branches"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.typed, func(t *testing.T) {
@@ -253,6 +255,8 @@ func TestOneOffTurnsTeachNothing(t *testing.T) {
 		"don't push yet, I want to review first",
 		"skip the tests for now",
 		"stop the server",
+		"don't touch that file",
+		"no, stop",
 		"I think we should investigate the login bug before touching the UI.",
 		"use docker compose to start it this time",
 		"run the migration script",
