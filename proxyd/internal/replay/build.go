@@ -12,6 +12,7 @@ import (
 	"github.com/tidwall/sjson"
 
 	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 )
 
 // clientJSON holds the system prompt, tool schemas and environment message
@@ -36,11 +37,34 @@ type msg struct {
 	id      string            // assistant message id
 }
 
+// built is what requests rebuilt from one transcript.
+type built struct {
+	reqs []request
+	// repaired counts the tool calls whose result the transcript lacks
+	// (its record is missing or did not parse), each answered with
+	// lostResult in every request after it.
+	repaired int
+	// dropped counts tool results that answer no tool call of the
+	// message before them (the call's record is missing), or answer one
+	// twice; they are left out of every request.
+	dropped int
+}
+
+// lostResultText is the error result sent for a tool call whose result the
+// transcript lacks. Both sides of the replay send it, so the comparison
+// stays fair; it only keeps the rebuilt requests valid.
+const lostResultText = "The result of this tool call was not recorded in the transcript " +
+	"(its record is missing or did not parse); the replay sends this error in its place."
+
 // requests rebuilds the sequence of Messages requests of a transcript: every
 // distinct assistant message is one request whose history is everything
-// before it; a compaction boundary starts a new history.
-func requests(r *transcript.Reader) ([]request, error) {
-	var out []request
+// before it; a compaction boundary starts a new history. Every request it
+// returns ends with a user message, and each tool_use in it is answered,
+// first thing in the next message, by exactly one tool_result: a result
+// the transcript lacks is replaced by an error result (lostResultText), a
+// result that answers no call of the message before it is left out.
+func requests(r *transcript.Reader) (built, error) {
+	var b built
 	var hist []msg
 	reset := false
 	lastA := -1
@@ -50,7 +74,7 @@ func requests(r *transcript.Reader) ([]request, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return built{}, err
 		}
 		if rec.Type == transcript.TypeSystem && rec.Subtype == "compact_boundary" {
 			hist, reset, lastA = nil, true, -1
@@ -83,22 +107,101 @@ func requests(r *transcript.Reader) ([]request, error) {
 				continue
 			}
 			if n > 0 && hist[n-1].Role == "assistant" {
-				hist[n-1].Content = append(hist[n-1].Content, blocks...)
-				continue
+				if calls := toolUseIDs(hist[n-1].Content); len(calls) > 0 {
+					// A new response after unanswered calls: the client
+					// sent their results, whose records are lost.
+					hist = append(hist, msg{Role: "user"})
+					n++
+				} else {
+					hist[n-1].Content = append(hist[n-1].Content, blocks...)
+					continue
+				}
 			}
 			if n > 0 && hist[n-1].Role == "user" {
-				ttl := ""
-				if m.Usage != nil && m.Usage.CacheCreation.Ephemeral1h > 0 {
-					ttl = "1h"
+				b.pair(hist)
+				if len(hist[n-1].Content) > 0 {
+					ttl := ""
+					if m.Usage != nil && m.Usage.CacheCreation.Ephemeral1h > 0 {
+						ttl = "1h"
+					}
+					b.reqs = append(b.reqs, request{at: rec.Timestamp, model: m.Model, messages: clone(hist), reset: reset, ttl: ttl})
+					reset = false
+				} else {
+					// Only stray results, all left out: the message goes,
+					// and the response joins the one before it, as above
+					// (that one has no calls, or they would be answered).
+					hist = hist[:n-1]
+					if n--; n > 0 {
+						hist[n-1].Content = append(hist[n-1].Content, blocks...)
+						continue
+					}
 				}
-				out = append(out, request{at: rec.Timestamp, model: m.Model, messages: clone(hist), reset: reset, ttl: ttl})
-				reset = false
 			}
 			hist = append(hist, msg{Role: "assistant", Content: blocks, id: m.ID})
 			lastA = len(hist) - 1
 		}
 	}
-	return out, nil
+	return b, nil
+}
+
+// pair makes the last message of hist, a user message, answer the tool
+// calls of the assistant message before it (if any) exactly once, results
+// first: a missing result becomes an error result (counted in repaired),
+// after the results present; a result for no pending call, or a second one
+// for the same call, is left out (counted in dropped). Only the last two
+// messages can change between two requests (user records merge into the
+// last message, an assistant's further records into the last assistant
+// message), so the earlier ones were paired for an earlier request.
+func (b *built) pair(hist []msg) {
+	n := len(hist)
+	var calls []string
+	if n >= 2 && hist[n-2].Role == "assistant" {
+		calls = toolUseIDs(hist[n-2].Content)
+	}
+	pending := make(map[string]bool, len(calls))
+	for _, id := range calls {
+		pending[id] = true
+	}
+	var results, rest []json.RawMessage
+	for _, blk := range hist[n-1].Content {
+		if gjson.GetBytes(blk, "type").String() != "tool_result" {
+			rest = append(rest, blk)
+			continue
+		}
+		id := gjson.GetBytes(blk, "tool_use_id").String()
+		if !pending[id] {
+			b.dropped++
+			continue
+		}
+		delete(pending, id)
+		results = append(results, blk)
+	}
+	for _, id := range calls {
+		if pending[id] {
+			delete(pending, id)
+			blk, _ := json.Marshal(map[string]any{"type": "tool_result", "tool_use_id": id,
+				"content": lostResultText, "is_error": true})
+			results = append(results, blk)
+			b.repaired++
+		}
+	}
+	hist[n-1].Content = append(results, rest...)
+}
+
+// toolUseIDs lists the ids of the tool_use blocks among blocks, in order,
+// each once.
+func toolUseIDs(blocks []json.RawMessage) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, blk := range blocks {
+		if gjson.GetBytes(blk, "type").String() == "tool_use" {
+			if id := gjson.GetBytes(blk, "id").String(); !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
 }
 
 func clone(h []msg) []msg {
@@ -169,6 +272,17 @@ func loadClient() (*client, error) {
 		return nil, fmt.Errorf("decode embedded client capture: %w", err)
 	}
 	return &c, nil
+}
+
+// prefixTokens is what the cache simulator counts for the tools and
+// system prompt every baseline request starts with (each block's
+// canonical form, at least one token).
+func (c *client) prefixTokens(tok func([]byte) int) int64 {
+	var n int64
+	for _, b := range append(append([]json.RawMessage(nil), c.Tools...), c.System...) {
+		n += int64(max(1, tok(cachesim.Canonical(b))))
+	}
+	return n
 }
 
 // baselineBody is the request as Claude Code 2.1.332 sends it: the recorded

@@ -20,6 +20,9 @@ type Summary struct {
 	CacheHitRatio    float64 `json:"cache_hit_ratio"`
 	InvalidRequests  int     `json:"invalid_requests"`
 	PrefixViolations int     `json:"prefix_violations"`
+	// The hit-ratio ceilings' median and lowest value.
+	HitCeiling            float64 `json:"hit_ceiling"`
+	HitCeilingAtTargetRaw float64 `json:"hit_ceiling_at_target_raw"`
 }
 
 // Transcripts expands the command line's paths: a file is taken as it is;
@@ -78,6 +81,10 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.Rows = append(sum.Rows, rep)
 		sum.Requests += rep.Requests
 		sum.Engaged += rep.Engaged
+		sum.NewContentTokens += rep.NewContentTokens
+		sum.RepairedResults += rep.RepairedResults
+		sum.DroppedResults += rep.DroppedResults
+		sum.SkippedLines += rep.SkippedLines
 		sum.BudgetTokens, sum.ThresholdTokens, sum.ClientSource = rep.BudgetTokens, rep.ThresholdTokens, rep.ClientSource
 		sum.bu.Add(rep.bu)
 		sum.pu.Add(rep.pu)
@@ -125,13 +132,17 @@ func summarise(rows []*Report) (median, worst Summary) {
 	hit := col(func(r *Report) float64 { return r.Projected.CacheHitRatio })
 	inv := col(func(r *Report) float64 { return float64(r.Projected.InvalidRequests) })
 	vio := col(func(r *Report) float64 { return float64(deref(r.Projected.PrefixViolations)) })
-	median = Summary{mid(raw), mid(billed), mid(hit), int(mid(inv)), int(mid(vio))}
-	worst = Summary{raw[0], billed[0], hit[0], int(inv[len(inv)-1]), int(vio[len(vio)-1])}
+	ceil := col(func(r *Report) float64 { return r.HitCeiling })
+	ceilT := col(func(r *Report) float64 { return r.HitCeilingAtTargetRaw })
+	median = Summary{mid(raw), mid(billed), mid(hit), int(mid(inv)), int(mid(vio)), mid(ceil), mid(ceilT)}
+	worst = Summary{raw[0], billed[0], hit[0], int(inv[len(inv)-1]), int(vio[len(vio)-1]), ceil[0], ceilT[0]}
 	return median, worst
 }
 
 // panelHeader names the panel table's columns.
-var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "projected hit", "baseline hit", "invalid", "prefix violations", "re-projections"}
+var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "projected hit", "baseline hit",
+	"new content", "hit ceiling", fmt.Sprintf("ceiling at %.1f×", TargetRawReduction),
+	"invalid", "prefix violations", "re-projections"}
 
 // panelCells are the panel table's rows: one per transcript, then the
 // median and the worst.
@@ -141,25 +152,67 @@ func (r *Report) panelCells() [][]string {
 		out = append(out, []string{ShortName(r.Transcript), fmt.Sprint(r.Requests), fmt.Sprint(r.Engaged),
 			fmt.Sprintf("%.2f×", r.RawReduction), fmt.Sprintf("%.2f×", r.BilledReduction),
 			fmt.Sprintf("%.3f", r.Projected.CacheHitRatio), fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio),
+			fmt.Sprint(r.NewContentTokens), fmt.Sprintf("%.3f", r.HitCeiling), fmt.Sprintf("%.3f", r.HitCeilingAtTargetRaw),
 			fmt.Sprint(r.Projected.InvalidRequests), fmt.Sprint(deref(r.Projected.PrefixViolations)), fmt.Sprint(deref(r.Projected.Reprojections))})
 	}
 	for _, s := range r.summaries() {
 		out = append(out, []string{s.name, "", "", fmt.Sprintf("%.2f×", s.v.RawReduction), fmt.Sprintf("%.2f×", s.v.BilledReduction),
-			fmt.Sprintf("%.3f", s.v.CacheHitRatio), "", fmt.Sprint(s.v.InvalidRequests), fmt.Sprint(s.v.PrefixViolations), ""})
+			fmt.Sprintf("%.3f", s.v.CacheHitRatio), "", "", fmt.Sprintf("%.3f", s.v.HitCeiling), fmt.Sprintf("%.3f", s.v.HitCeilingAtTargetRaw),
+			fmt.Sprint(s.v.InvalidRequests), fmt.Sprint(s.v.PrefixViolations), ""})
 	}
 	return out
 }
 
-// PanelTable prints one row per transcript, then the median and the worst.
+// notes are the lines printed under a table: what the request builder
+// repaired in each transcript (see requests), so a reader knows which
+// rows rest on rebuilt requests.
+func (r *Report) notes() []string {
+	var out []string
+	for _, r := range r.Rows {
+		if r.RepairedResults == 0 && r.DroppedResults == 0 && r.SkippedLines == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s", ShortName(r.Transcript), r.repairs()))
+	}
+	return out
+}
+
+// repairs says in words what the builder repaired in one transcript.
+func (r *Report) repairs() string {
+	var parts []string
+	if n := r.SkippedLines; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s not parse", n, plural(n, "line does", "lines do")))
+	}
+	if n := r.RepairedResults; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tool %s no result in the transcript, answered with an error result on both sides", n, plural(n, "call has", "calls have")))
+	}
+	if n := r.DroppedResults; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tool %s no call before %s, left out on both sides", n, plural(n, "result answers", "results answer"), plural(n, "it", "them")))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// PanelTable prints one row per transcript, then the median and the
+// worst, then the notes.
 func (r *Report) PanelTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, row := range append([][]string{panelHeader}, r.panelCells()...) {
 		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	tw.Flush()
+	if n := r.notes(); len(n) > 0 {
+		fmt.Fprintf(w, "\n%s\n", strings.Join(n, "\n"))
+	}
 }
 
-// Markdown prints the panel table as Markdown.
+// Markdown prints the panel table as Markdown, the notes under it.
 func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(panelHeader, " | "), " --- |"+strings.Repeat(" ---: |", len(panelHeader)-1))
 	for _, row := range r.panelCells() {
@@ -167,6 +220,9 @@ func (r *Report) Markdown(w io.Writer) {
 			row[0] = "**" + row[0] + "**"
 		}
 		fmt.Fprintf(w, "| %s |\n", strings.Join(row, " | "))
+	}
+	if n := r.notes(); len(n) > 0 {
+		fmt.Fprintf(w, "\n- %s\n", strings.Join(n, "\n- "))
 	}
 }
 

@@ -11,7 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 
+	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 )
 
@@ -45,16 +47,30 @@ func sharedSessions(t *testing.T) string {
 	return ""
 }
 
+// panelDirs are the panel's directories: the four sessions of one
+// repository (with their subagents) and m-claude, a fifth main session
+// from another user (Claude Code 2.1.6, Windows), kept in its own
+// directory beside its licence.
+func panelDirs(sessions string) []string {
+	return []string{sessions, filepath.Join(sessions, "m-claude")}
+}
+
 // TestPanel replays every transcript of the shared panel at the default
 // configuration and with the budget pinned 30% below and above its
-// default, and holds each to the floors docs/projection.md states.
+// default, and holds each to the floors docs/projection.md states. It
+// logs each main session's hit-ratio ceiling (see hitCeiling) without
+// asserting the 0.92, which the ceiling shows is out of reach on
+// some sessions at 3.5× raw; it asserts that no side's hit ratio exceeds
+// the ceiling of its own raw context, which the ceiling's argument
+// guarantees for the baseline and, the projection's system and tools
+// being no smaller than the client's, for the projection.
 func TestPanel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the whole panel")
 	}
-	dir := sharedSessions(t)
-	paths, err := Transcripts([]string{dir})
+	paths, err := Transcripts(panelDirs(sharedSessions(t)))
 	require.NoError(t, err)
+	require.Contains(t, paths, filepath.Join(sharedSessions(t), "m-claude", "c76e5be5-ffd2-4901-a935-885527c83a61.jsonl"))
 	def := projection.Budget(projection.Window("", ""))
 	for _, tc := range []struct {
 		name        string
@@ -73,14 +89,28 @@ func TestPanel(t *testing.T) {
 					continue
 				}
 				var altered int
+				prefix := 0 // baseline minus projected system and tools, at the first engaged request
+				seen := false
 				rep, err := Run(context.Background(), p, opts, func(b Body) {
 					if !b.Engaged && !bytes.Equal(b.Baseline, b.Projected) {
 						altered++
+					}
+					if b.Engaged && !seen {
+						seen = true
+						prefix = systemAndTools(b.Baseline) - systemAndTools(b.Projected)
 					}
 				})
 				require.NoError(t, err, p)
 				name := ShortName(p)
 				t.Logf("%s: raw %.2fx billed %.2fx hit %.3f engaged %d/%d", name, rep.RawReduction, rep.BilledReduction, rep.Projected.CacheHitRatio, rep.Engaged, rep.Requests)
+				assert.LessOrEqual(t, rep.Baseline.CacheHitRatio, hitCeiling(rep.NewContentTokens, float64(rep.Baseline.RawTokens)), "%s: baseline above its ceiling", name)
+				if prefix <= 0 {
+					assert.LessOrEqual(t, rep.Projected.CacheHitRatio, rep.HitCeiling, "%s: projection above its ceiling", name)
+				}
+				if !sub && tc.budget == 0 {
+					t.Logf("%s: new content %d tokens, hit ceiling %.3f at this raw context, %.3f at %.1fx; client's system and tools %+d tokens against the projection's",
+						name, rep.NewContentTokens, rep.HitCeiling, rep.HitCeilingAtTargetRaw, TargetRawReduction, prefix)
+				}
 				assert.Zero(t, altered, "%s: a request the engine did not engage on is not served as sent", name)
 				assert.Zero(t, rep.Projected.InvalidRequests, "%s: %s", name, rep.Projected.FirstInvalid)
 				assert.Zero(t, *rep.Projected.PrefixViolations, name)
@@ -96,4 +126,10 @@ func TestPanel(t *testing.T) {
 			}
 		})
 	}
+}
+
+// systemAndTools estimates the tokens of a request's system prompt and
+// tool list.
+func systemAndTools(body []byte) int {
+	return tokens.EstimateBytes([]byte(gjson.GetBytes(body, "system").Raw)) + tokens.EstimateBytes([]byte(gjson.GetBytes(body, "tools").Raw))
 }

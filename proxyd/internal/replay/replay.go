@@ -4,7 +4,8 @@
 // (the growing transcript as Claude Code sends it, with its own cache
 // breakpoints) with the projection under a simulated prompt cache.
 //
-// The --json output is a stable schema (Report, schema version 1):
+// The --json output is a stable schema (Report, schema version 1; fields
+// are only ever added):
 //
 //	{"schema":1, "transcript":PATH, "requests":N,
 //	 "budget_tokens":B, "threshold_tokens":T, "client_source":"…",
@@ -16,10 +17,15 @@
 //	 "billed_reduction": baseline/projected billed-equivalent input,
 //	 "engaged_requests": requests the engine projected (the rest are
 //	                     served as sent),
+//	 "new_content_tokens", "hit_ceiling", "hit_ceiling_at_target_raw":
+//	                     the hit-ratio ceiling (below),
+//	 "repaired_results", "dropped_results", "skipped_lines": what the
+//	                     request builder repaired (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
 //	                     "cache_hit_ratio", "invalid_requests",
-//	                     "prefix_violations"} (several transcripts only)}
+//	                     "prefix_violations", "hit_ceiling",
+//	                     "hit_ceiling_at_target_raw"} (several transcripts only)}
 //
 // Given several transcripts (or a directory: its *.jsonl files and those
 // of every subagents/ directory below it), the top-level fields are the
@@ -29,6 +35,55 @@
 // Tokens are estimated with internal/tokens; billed-equivalent input weighs
 // uncached input 1×, 5-minute cache writes 1.25×, 1-hour writes 2× and
 // cache reads 0.1×.
+//
+// # Rebuilt requests
+//
+// Every distinct assistant message is one request whose history is
+// everything before it, in file order. Every request ends with a user
+// message and answers each tool call, first thing in the next message,
+// exactly once, whatever the transcript lost: a call whose result has no
+// record (a line that did not parse, or none written) is answered by a
+// tool_result with is_error set saying the result was not recorded in
+// the transcript — both sides send it, so the comparison stays fair — and
+// a result that answers no call of the message before it (its call's
+// record is lost) is left out. When a new response follows unanswered
+// calls directly, the client must have sent their results: that request
+// is rebuilt, ending with the error results. A call the transcript ends
+// on is in no request (none was sent after it). The report counts these
+// (repaired_results, dropped_results) and the lines that did not parse
+// (skipped_lines, transcript.Stats.Skipped).
+//
+// # Hit-ratio ceiling
+//
+// The hit ratio is reads ÷ (reads + writes + uncached). Each token of new
+// content the client sends has to reach the model verbatim at least once
+// (SPEC §1: the current turn is served in full), and the first time it is
+// sent nothing can read it from the cache: it is written or uncached. So
+// in any layout that sends the client's messages, writes + uncached ≥ N,
+// the new content (new_content_tokens): the whole first request, each
+// request's growth over the one before it (the baseline only appends),
+// and, after a compaction, the new history's first request less the tool
+// list and system prompt it shares with the request before it (a cache
+// may still hold them). Hence the projected hit ratio is at most
+// hit_ceiling = 1 − N ÷ projected raw tokens, and, at a raw context
+// exactly TargetRawReduction (3.5, issue 8's target) times below the
+// baseline's, at most hit_ceiling_at_target_raw = 1 − 3.5·N ÷ baseline
+// raw tokens (0 when the new content alone is more than that: no layout
+// reaches 3.5×). Where it is approximate:
+//
+//   - N counts the client's tools and system prompt once. A layout with a
+//     different prefix has its own: the projection's system prompt is
+//     about 100 tokens longer than the recorded client's (its loop
+//     contract), so its own N is larger and the ceiling, for it, slightly
+//     loose (by under 0.0001 on the panel); a layout with a shorter
+//     prefix could exceed the ceiling by its saving ÷ raw tokens.
+//   - Tokens are the simulator's estimates of each block's canonical
+//     JSON: the same content in another block (a tool result re-emitted
+//     in the world snapshot) may be estimated a little differently.
+//
+// It is a bound, not a forecast: the projection also writes what it
+// re-serves in a new layout (engagement, re-projections), so it stays
+// below it.
 package replay
 
 import (
@@ -83,6 +138,21 @@ type Report struct {
 	// Engaged is how many requests the engine projected; the others were
 	// served as the client sent them.
 	Engaged int `json:"engaged_requests"`
+	// NewContentTokens is N, the tokens of new content the client sent
+	// (see newContent); HitCeiling bounds the projected cache-hit ratio
+	// at this run's raw context, HitCeilingAtTargetRaw at a raw context
+	// TargetRawReduction times below the baseline's (see hitCeiling).
+	NewContentTokens      int64   `json:"new_content_tokens"`
+	HitCeiling            float64 `json:"hit_ceiling"`
+	HitCeilingAtTargetRaw float64 `json:"hit_ceiling_at_target_raw"`
+	// RepairedResults counts tool calls whose result the transcript
+	// lacks, answered in the rebuilt requests by an error result;
+	// DroppedResults counts tool results left out because they answer no
+	// call of the message before them; SkippedLines counts the
+	// transcript's lines that did not parse (transcript.Stats.Skipped).
+	RepairedResults int `json:"repaired_results"`
+	DroppedResults  int `json:"dropped_results"`
+	SkippedLines    int `json:"skipped_lines"`
 	// Rows holds one report per transcript; a replay of one transcript
 	// has one row, equal to the report itself. Of several, the report's
 	// own fields are their sums (reductions and ratios of the sums), with
@@ -126,10 +196,11 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		return nil, err
 	}
 	defer tr.Close()
-	reqs, err := requests(tr)
+	b, err := requests(tr)
 	if err != nil {
 		return nil, err
 	}
+	reqs := b.reqs
 	c, err := loadClient()
 	if err != nil {
 		return nil, err
@@ -137,7 +208,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	eng := projection.New(opts.Projection)
 	tok := func(b []byte) int { return tokens.EstimateBytes(b) }
 	rep := &Report{Schema: Schema, Transcript: path, Requests: len(reqs),
-		ClientSource: gjson.GetBytes(clientJSON, "source").String()}
+		ClientSource:    gjson.GetBytes(clientJSON, "source").String(),
+		RepairedResults: b.repaired, DroppedResults: b.dropped, SkippedLines: tr.Stats().Skipped()}
+	fresh := newContent{keep: c.prefixTokens(tok)}
 	var base, proj *cachesim.Sim
 	var bu, pu cachesim.Usage
 	violations, reprojections := 0, 0
@@ -159,6 +232,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		bu.Add(u)
+		fresh.add(u.Total(), r.reset)
 		if err := dump(opts.Dump, "baseline", r.at, base.MinTokens, bb, u); err != nil {
 			return nil, err
 		}
@@ -200,6 +274,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.Projected.PrefixViolations = &violations
 	rep.Projected.Reprojections = &reprojections
 	rep.bu, rep.pu = bu, pu
+	rep.NewContentTokens = fresh.n
 	rep.totals()
 	return rep, nil
 }
@@ -215,6 +290,8 @@ func (r *Report) totals() {
 	if r.pu.BilledEquivalent() > 0 {
 		r.BilledReduction = r.bu.BilledEquivalent() / r.pu.BilledEquivalent()
 	}
+	r.HitCeiling = hitCeiling(r.NewContentTokens, float64(r.pu.Total()))
+	r.HitCeilingAtTargetRaw = hitCeiling(r.NewContentTokens, float64(r.bu.Total())/TargetRawReduction)
 }
 
 func dump(w io.Writer, side string, at time.Time, min int, body []byte, u cachesim.Usage) error {
@@ -340,6 +417,11 @@ func (r *Report) Table(w io.Writer) {
 	row("re-projections", "-", deref(r.Projected.Reprojections))
 	tw.Flush()
 	fmt.Fprintf(w, "\nraw context %.2f× below baseline; billed-equivalent input %.2f× below baseline\n", r.RawReduction, r.BilledReduction)
+	fmt.Fprintf(w, "new content %d tokens: projected hit ratio at most %.3f at this raw context, %.3f at %.1f× below baseline\n",
+		r.NewContentTokens, r.HitCeiling, r.HitCeilingAtTargetRaw, TargetRawReduction)
+	if s := r.repairs(); s != "" {
+		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
+	}
 }
 
 func deref(p *int) int {
