@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
@@ -243,8 +242,11 @@ func parseNumbered(s string) (lines []string, first, last int, style numbering, 
 	if s == "" {
 		return nil, 0, 0, style, false
 	}
-	rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	for i, row := range rows {
+	rest := strings.TrimSuffix(s, "\n")
+	lines = make([]string, 0, strings.Count(rest, "\n")+1)
+	for i := 0; ; i++ {
+		row, tail, more := strings.Cut(rest, "\n")
+		rest = tail
 		j := 0
 		for j < len(row) && row[j] == ' ' {
 			j++
@@ -283,6 +285,12 @@ func parseNumbered(s string) (lines []string, first, last int, style numbering, 
 		}
 		last = n
 		lines = append(lines, row[k+len(sep):])
+		if !more {
+			break
+		}
+	}
+	if len(lines) == 0 {
+		lines = nil
 	}
 	return lines, first, last, style, len(lines) > 0
 }
@@ -304,16 +312,6 @@ func renderNumbered(lines []string, style numbering) string {
 		sb.WriteByte('\n')
 	}
 	return sb.String()
-}
-
-// jsonString encodes s as a JSON string the way JavaScript does (no HTML
-// escaping), so text re-encoded here matches the client's bytes.
-func jsonString(s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // jsonObject encodes string pairs as a JSON object, in the order given.
