@@ -228,11 +228,12 @@ func (f *fold) maybeReproject(current int) {
 	if !f.engaged() {
 		now = f.cfg.origOverhead + f.origTokens
 	}
-	f.account(now, current)
+	est := f.estimates()
+	f.account(now, current, est)
 	if len(f.tail) <= 1 || f.tail[len(f.tail)-1].role != "assistant" || f.tailTokens < f.cfg.threshold {
 		return
 	}
-	c := f.chooseCut(now, current)
+	c := f.chooseCut(now, current, est)
 	if c < 0 && f.engaged() && now > f.cfg.ceiling {
 		c = 0 // over the hard ceiling: rebuild whatever it costs
 	}

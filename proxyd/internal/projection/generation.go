@@ -72,21 +72,56 @@ func (f *fold) headTokens() int {
 // estimate is what a rebuild from cut c would leave: the tokens served
 // before the cut, and the rebuilt part's tokens after eviction.
 func (f *fold) estimate(c int) (kept, rebuilt int) {
-	kept = f.headTokens()
-	for _, g := range f.gens[:c] {
-		kept += g.tokens
+	e := f.estimates()[c]
+	return e.kept, e.rebuilt
+}
+
+// cutEstimate is what a rebuild from one cut would leave (see estimate).
+type cutEstimate struct{ kept, rebuilt int }
+
+// estimates is estimate for every cut, 0 to len(gens), in one pass over
+// the world.
+func (f *fold) estimates() []cutEstimate {
+	n := len(f.gens) + 1
+	head := f.headTokens()
+	out := make([]cutEstimate, n)
+	out[0].kept = head
+	for c := 1; c < n; c++ {
+		out[c].kept = out[c-1].kept + f.gens[c-1].tokens
 	}
-	var all, pinned int
+	// all[c] and pinned[c]: the entries a rebuild from c would rebuild
+	// (those not served before c), and those of them used this turn or
+	// the previous one. An entry served by generation g is rebuilt by
+	// cuts 0..g; one not yet served, by every cut.
+	all, pinned := make([]int, n), make([]int, n)
+	ws := 0
 	for _, e := range f.world.entries {
-		if f.keptIn(e, c) {
-			continue
+		since := f.step - f.world.used[e.key]
+		if since < workingSteps {
+			ws += e.tokens
 		}
-		all += e.tokens
-		if f.step-f.world.used[e.key] <= 1 {
-			pinned += e.tokens
+		upto := n - 1
+		if g, ok := f.where[e]; ok && g < upto {
+			upto = g
+		}
+		all[upto] += e.tokens
+		if since <= 1 {
+			pinned[upto] += e.tokens
 		}
 	}
-	return kept, min(all, max(f.room(c, kept-f.headTokens()), pinned))
+	t := f.targetFrom(ws)
+	for c := n - 2; c >= 0; c-- {
+		all[c] += all[c+1]
+		pinned[c] += pinned[c+1]
+	}
+	for c := range out {
+		room := t
+		if c > 0 {
+			room = max(t-(out[c].kept-head), 0)
+		}
+		out[c].rebuilt = min(all[c], max(room, pinned[c]))
+	}
+	return out
 }
 
 // target is the snapshot's size after a re-projection: the world budget
@@ -102,6 +137,14 @@ func (f *fold) target() int {
 		if f.step-f.world.used[e.key] < workingSteps {
 			ws += e.tokens
 		}
+	}
+	return f.targetFrom(ws)
+}
+
+// targetFrom is target given the working set's tokens.
+func (f *fold) targetFrom(ws int) int {
+	if f.cfg.pinned {
+		return f.cfg.target
 	}
 	return min(max(ws, f.cfg.target*6/10), f.cfg.target*16/10)
 }
@@ -131,7 +174,7 @@ func (f *fold) keptIn(e *entry, c int) bool {
 // account adds one turn's avoidable read cost to every cut's account,
 // given the served size of this turn without a rebuild and the size of
 // its current message.
-func (f *fold) account(servedNow, current int) {
+func (f *fold) account(servedNow, current int, est []cutEstimate) {
 	if len(f.acc) != len(f.gens)+1 {
 		f.acc = slices.Grow(f.acc[:0:0], len(f.gens)+1)[:len(f.gens)+1]
 	}
@@ -139,8 +182,7 @@ func (f *fold) account(servedNow, current int) {
 		f.firstNow = servedNow
 	}
 	for c := range f.acc {
-		kept, rebuilt := f.estimate(c)
-		after := kept + rebuilt + f.tailKeepTokens() + current
+		after := est[c].kept + est[c].rebuilt + f.tailKeepTokens() + current
 		if !f.engaged() {
 			after += f.cfg.overhead
 		}
@@ -162,17 +204,16 @@ func (f *fold) tailKeepTokens() int {
 // cost of writing what it rebuilds, or -1 when no rebuild pays yet.
 // Before the projection engages the only cut is the whole conversation,
 // and the decision looks ahead (see engagePays).
-func (f *fold) chooseCut(now, current int) int {
+func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 	if !f.engaged() {
-		if f.engagePays(now, current) {
+		if f.engagePays(now, current, est[0]) {
 			return 0
 		}
 		return -1
 	}
 	best, bestNet := -1, 0.0
 	for c := range f.acc {
-		_, rebuilt := f.estimate(c)
-		write := rebuilt + f.tailKeepTokens() + current
+		write := est[c].rebuilt + f.tailKeepTokens() + current
 		net := f.acc[c] - rebuildMargin*f.cfg.writePrice*float64(write)
 		if net >= 0 && (best < 0 || net > bestNet) {
 			best, bestNet = c, net
@@ -188,9 +229,8 @@ func (f *fold) chooseCut(now, current int) int {
 // average rate so far, and the session to last half as many turns again
 // as it has (at most horizonMax): a cautious guess, as a short session
 // that engages just before it ends pays the write for nothing.
-func (f *fold) engagePays(now, current int) bool {
-	kept, rebuilt := f.estimate(0)
-	after := kept + rebuilt + f.tailKeepTokens() + current + f.cfg.overhead
+func (f *fold) engagePays(now, current int, e0 cutEstimate) bool {
+	after := e0.kept + e0.rebuilt + f.tailKeepTokens() + current + f.cfg.overhead
 	gap := float64(now - after)
 	if gap <= 0 || f.step == 0 {
 		return false

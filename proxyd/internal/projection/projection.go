@@ -67,7 +67,8 @@ type Config struct {
 	// AlwaysEngage projects from the first request on, whether or not
 	// the cost model predicts a saving (tests of the served form).
 	AlwaysEngage bool
-	// Tokens estimates the tokens of a text; nil uses internal/tokens.
+	// Tokens estimates the tokens of a text; nil uses internal/tokens. It
+	// must be safe for concurrent use (a long fold estimates ahead).
 	Tokens func(string) int
 	// Now stamps visibility exports; nil uses time.Now.
 	Now func() time.Time
@@ -186,7 +187,7 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 	if f == nil {
 		f = newFold(cfg)
 	}
-	next := parseAhead(raws, start)
+	next := parseAhead(raws, start, cfg.tok)
 	defer next.stop()
 	for i := start; i < len(raws); i++ {
 		m, err := next.get(i)
@@ -301,7 +302,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	out := f.served()
 	tools := projectTools(req.tools, e.cfg.TrimTools, out)
 	bps := placeBreakpoints(sys, out, f)
-	served := assemble(req, len(body), sys, tools, out, ttl)
+	served := assemble(req, servedSize(sys, tools, out), sys, tools, out, ttl)
 	stats.ServedMessages, stats.ServedBytes, stats.Breakpoints = len(out), len(served), bps
 	stats.Note = fmt.Sprintf("budget=%d threshold=%d reprojections=%d evictions=%d generations=%d cut=%d snapshot=%d",
 		cfg.budget, cfg.threshold, f.reprojections, f.evictions, len(f.gens), f.lastCut, len(f.where))
@@ -521,6 +522,26 @@ func (mk *marker) blocksBetween(i, j int) int {
 	n := 0
 	for k := i + 1; k <= j; k++ {
 		n += len(mk.msgs[k].blocks)
+	}
+	return n
+}
+
+// servedSize is about the size of the served body: its system text,
+// tools and messages, and room for the client's other fields and the
+// JSON around them.
+func servedSize(sys []sysBlock, tools [][]byte, msgs []served) int {
+	n := 4096
+	for _, s := range sys {
+		n += len(s.text) + 64
+	}
+	for _, t := range tools {
+		n += len(t) + 1
+	}
+	for _, m := range msgs {
+		n += len(m.extra) + 32
+		for _, b := range m.blocks {
+			n += len(b) + 48
+		}
 	}
 	return n
 }
