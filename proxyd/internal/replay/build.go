@@ -42,7 +42,7 @@ type built struct {
 	reqs []request
 	// repaired counts the tool calls whose result the transcript lacks
 	// (its record is missing or did not parse), each answered with
-	// lostResult in every request after it.
+	// an error result (lostResultText) in every request after it.
 	repaired int
 	// dropped counts tool results that answer no tool call of the
 	// message before them (the call's record is missing), or answer one
