@@ -23,6 +23,9 @@ type Summary struct {
 	// The hit-ratio ceilings' median and lowest value.
 	HitCeiling            float64 `json:"hit_ceiling"`
 	HitCeilingAtTargetRaw float64 `json:"hit_ceiling_at_target_raw"`
+	// The median and lowest billed reduction at a row's worst stopping
+	// point.
+	WorstStop float64 `json:"worst_stop_billed_reduction"`
 }
 
 // Transcripts expands the command line's paths: a file is taken as it is;
@@ -85,6 +88,10 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.RepairedResults += rep.RepairedResults
 		sum.DroppedResults += rep.DroppedResults
 		sum.SkippedLines += rep.SkippedLines
+		sum.CostlierStops += rep.CostlierStops
+		if sum.WorstStopRequest == 0 || rep.WorstStop < sum.WorstStop {
+			sum.WorstStop, sum.WorstStopRequest = rep.WorstStop, rep.WorstStopRequest
+		}
 		sum.BudgetTokens, sum.ThresholdTokens, sum.ClientSource = rep.BudgetTokens, rep.ThresholdTokens, rep.ClientSource
 		sum.bu.Add(rep.bu)
 		sum.pu.Add(rep.pu)
@@ -134,15 +141,16 @@ func summarise(rows []*Report) (median, worst Summary) {
 	vio := col(func(r *Report) float64 { return float64(deref(r.Projected.PrefixViolations)) })
 	ceil := col(func(r *Report) float64 { return r.HitCeiling })
 	ceilT := col(func(r *Report) float64 { return r.HitCeilingAtTargetRaw })
-	median = Summary{mid(raw), mid(billed), mid(hit), int(mid(inv)), int(mid(vio)), mid(ceil), mid(ceilT)}
-	worst = Summary{raw[0], billed[0], hit[0], int(inv[len(inv)-1]), int(vio[len(vio)-1]), ceil[0], ceilT[0]}
+	stop := col(func(r *Report) float64 { return r.WorstStop })
+	median = Summary{mid(raw), mid(billed), mid(hit), int(mid(inv)), int(mid(vio)), mid(ceil), mid(ceilT), mid(stop)}
+	worst = Summary{raw[0], billed[0], hit[0], int(inv[len(inv)-1]), int(vio[len(vio)-1]), ceil[0], ceilT[0], stop[0]}
 	return median, worst
 }
 
 // panelHeader names the panel table's columns.
 var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "projected hit", "baseline hit",
 	"new content", "hit ceiling", fmt.Sprintf("ceiling at %.1f×", TargetRawReduction),
-	"invalid", "prefix violations", "re-projections"}
+	"worst stop", "costlier stops", "invalid", "prefix violations", "re-projections"}
 
 // panelCells are the panel table's rows: one per transcript, then the
 // median and the worst.
@@ -153,11 +161,13 @@ func (r *Report) panelCells() [][]string {
 			fmt.Sprintf("%.2f×", r.RawReduction), fmt.Sprintf("%.2f×", r.BilledReduction),
 			fmt.Sprintf("%.3f", r.Projected.CacheHitRatio), fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio),
 			fmt.Sprint(r.NewContentTokens), fmt.Sprintf("%.3f", r.HitCeiling), fmt.Sprintf("%.3f", r.HitCeilingAtTargetRaw),
+			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops),
 			fmt.Sprint(r.Projected.InvalidRequests), fmt.Sprint(deref(r.Projected.PrefixViolations)), fmt.Sprint(deref(r.Projected.Reprojections))})
 	}
 	for _, s := range r.summaries() {
 		out = append(out, []string{s.name, "", "", fmt.Sprintf("%.2f×", s.v.RawReduction), fmt.Sprintf("%.2f×", s.v.BilledReduction),
 			fmt.Sprintf("%.3f", s.v.CacheHitRatio), "", "", fmt.Sprintf("%.3f", s.v.HitCeiling), fmt.Sprintf("%.3f", s.v.HitCeilingAtTargetRaw),
+			fmt.Sprintf("%.2f×", s.v.WorstStop), "",
 			fmt.Sprint(s.v.InvalidRequests), fmt.Sprint(s.v.PrefixViolations), ""})
 	}
 	return out

@@ -111,6 +111,15 @@ func TestPanel(t *testing.T) {
 					t.Logf("%s: new content %d tokens, hit ceiling %.3f at this raw context, %.3f at %.1fx; client's system and tools %+d tokens against the projection's",
 						name, rep.NewContentTokens, rep.HitCeiling, rep.HitCeilingAtTargetRaw, TargetRawReduction, prefix)
 				}
+				if tc.budget == 0 {
+					t.Logf("%s: had it stopped earlier, billed %.2fx at worst (after request %d), %d of %d stopping points costlier",
+						name, rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops, rep.Requests)
+					// A regression guard on a measured figure, not a goal: a
+					// session that ends right after the engine engages pays
+					// for the engagement's write (0.86x at worst on the panel
+					// when this was written; docs/projection.md).
+					assert.GreaterOrEqual(t, rep.WorstStop, 0.85, "%s: a stopping point costs far more than it did", name)
+				}
 				assert.Zero(t, altered, "%s: a request the engine did not engage on is not served as sent", name)
 				assert.Zero(t, rep.Projected.InvalidRequests, "%s: %s", name, rep.Projected.FirstInvalid)
 				assert.Zero(t, *rep.Projected.PrefixViolations, name)

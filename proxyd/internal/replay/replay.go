@@ -21,6 +21,8 @@
 //	                     the hit-ratio ceiling (below),
 //	 "repaired_results", "dropped_results", "skipped_lines": what the
 //	                     request builder repaired (below),
+//	 "worst_stop_billed_reduction", "worst_stop_request",
+//	 "costlier_stops":   had the session stopped earlier (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
 //	                     "cache_hit_ratio", "invalid_requests",
@@ -84,6 +86,18 @@
 // It is a bound, not a forecast: the projection also writes what it
 // re-serves in a new layout (engagement, re-projections), so it stays
 // below it.
+//
+// # Had the session stopped earlier
+//
+// The engine's output for request i depends on messages 0..i only, so
+// the first i requests of a replay are exactly the replay of the session
+// had it ended there. worst_stop_billed_reduction is the lowest
+// billed-equivalent reduction over those stopping points (baseline ÷
+// projected, summed over requests 1..i), worst_stop_request the i it
+// occurs at, and costlier_stops how many of the stopping points cost more
+// with the projection than without: what "never cost more" risks in a
+// session that ends soon after the engine engages (engaging writes the
+// projection whole, and only the following turns' reads pay it back).
 package replay
 
 import (
@@ -153,6 +167,14 @@ type Report struct {
 	RepairedResults int `json:"repaired_results"`
 	DroppedResults  int `json:"dropped_results"`
 	SkippedLines    int `json:"skipped_lines"`
+	// WorstStop is the lowest billed-equivalent reduction had the
+	// session stopped after some request (WorstStopRequest, counted from
+	// 1), and CostlierStops how many such stopping points cost more with
+	// the projection (see the package doc). Of several transcripts: the
+	// lowest, and the sum.
+	WorstStop        float64 `json:"worst_stop_billed_reduction"`
+	WorstStopRequest int     `json:"worst_stop_request"`
+	CostlierStops    int     `json:"costlier_stops"`
 	// Rows holds one report per transcript; a replay of one transcript
 	// has one row, equal to the report itself. Of several, the report's
 	// own fields are their sums (reductions and ratios of the sums), with
@@ -214,6 +236,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	var base, proj *cachesim.Sim
 	var bu, pu cachesim.Usage
 	violations, reprojections := 0, 0
+	stops := stopTracker{}
 	var prev []byte
 	for i, r := range reqs {
 		if base == nil {
@@ -252,6 +275,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		pu.Add(pu2)
+		stops.add(bu, pu)
 		if err := dump(opts.Dump, "projected", r.at, proj.MinTokens, res.Body, pu2); err != nil {
 			return nil, err
 		}
@@ -275,8 +299,33 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.Projected.Reprojections = &reprojections
 	rep.bu, rep.pu = bu, pu
 	rep.NewContentTokens = fresh.n
+	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
 	return rep, nil
+}
+
+// stopTracker follows the billed reduction of every stopping point: the
+// usage summed over the requests so far, on both sides.
+type stopTracker struct {
+	n, at, costlier int
+	worst           float64
+}
+
+// add takes the sums after one more request.
+func (t *stopTracker) add(base, proj cachesim.Usage) {
+	t.n++
+	b, p := base.BilledEquivalent(), proj.BilledEquivalent()
+	if p <= 0 {
+		return
+	}
+	r := b / p
+	if t.at == 0 || r < t.worst {
+		t.worst, t.at = r, t.n
+	}
+	// Costlier by more than rounding: the sums are of float products.
+	if p > b*(1+1e-9) {
+		t.costlier++
+	}
 }
 
 // totals fills the sides and reductions from the summed usage.
@@ -419,6 +468,8 @@ func (r *Report) Table(w io.Writer) {
 	fmt.Fprintf(w, "\nraw context %.2f× below baseline; billed-equivalent input %.2f× below baseline\n", r.RawReduction, r.BilledReduction)
 	fmt.Fprintf(w, "new content %d tokens: projected hit ratio at most %.3f at this raw context, %.3f at %.1f× below baseline\n",
 		r.NewContentTokens, r.HitCeiling, r.HitCeilingAtTargetRaw, TargetRawReduction)
+	fmt.Fprintf(w, "had it stopped earlier: billed %.2f× below baseline at worst (after request %d); %d of %d stopping points cost more\n",
+		r.WorstStop, r.WorstStopRequest, r.CostlierStops, r.Requests)
 	if s := r.repairs(); s != "" {
 		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
 )
 
@@ -195,4 +196,31 @@ func TestMainPanel(t *testing.T) {
 	require.Len(t, one.Rows, 1)
 	assert.Equal(t, one.BilledReduction, one.Rows[0].BilledReduction)
 	assert.Nil(t, one.Worst)
+}
+
+func TestStopTracker(t *testing.T) {
+	var tr stopTracker
+	var base, proj cachesim.Usage
+	// Request 1: equal. Request 2: the projection writes 10,000 tokens
+	// (12,500 billed) where the baseline reads 40,000 (4,000). Request 3:
+	// the projection reads 10,000 (1,000) where the baseline reads 50,000
+	// (5,000), and so on.
+	steps := []struct{ b, p cachesim.Usage }{
+		{cachesim.Usage{Input: 3000}, cachesim.Usage{Input: 3000}},
+		{cachesim.Usage{Read: 40000}, cachesim.Usage{Write5m: 10000}},
+		{cachesim.Usage{Read: 50000}, cachesim.Usage{Read: 10000}},
+		{cachesim.Usage{Read: 60000}, cachesim.Usage{Read: 10000}},
+		{cachesim.Usage{Read: 70000}, cachesim.Usage{Read: 10000}},
+	}
+	var ratios []float64
+	for _, s := range steps {
+		base.Add(s.b)
+		proj.Add(s.p)
+		tr.add(base, proj)
+		ratios = append(ratios, base.BilledEquivalent()/proj.BilledEquivalent())
+	}
+	// 7,000/15,500 after request 2; 12,000/16,500; 18,000/17,500; 25,000/18,500.
+	assert.InDelta(t, 7000.0/15500, tr.worst, 1e-9)
+	assert.Equal(t, 2, tr.at)
+	assert.Equal(t, 2, tr.costlier, "requests 2 and 3 cost more, 4 and 5 less: %v", ratios)
 }
