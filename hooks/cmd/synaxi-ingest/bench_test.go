@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/synaxi/synaxi/hooks/internal/testbin"
 )
 
 // BenchmarkHookReturn times whole synaxi-ingest processes as Claude Code
@@ -30,25 +31,12 @@ func BenchmarkHookReturn(b *testing.B) {
 		{"hook", []string{bin}, nil},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			var times []time.Duration
-			for b.Loop() {
+			testbin.Time(b, func() *exec.Cmd {
 				cmd := exec.Command(c.argv[0], c.argv[1:]...)
 				cmd.Env = append(append([]string(nil), w.env...), c.env...)
 				cmd.Stdin = bytes.NewReader(in)
-				var out, errb bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				start := time.Now()
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err, errb.String())
-				}
-				times = append(times, time.Since(start))
-			}
-			slices.Sort(times)
-			q := func(p float64) float64 {
-				return float64(times[min(len(times)-1, int(p*float64(len(times))))]) / 1e6
-			}
-			b.ReportMetric(q(0.50), "p50-ms")
-			b.ReportMetric(q(0.99), "p99-ms")
+				return cmd
+			}, nil)
 		})
 	}
 	// Let the last drains finish before the temporary directory goes.

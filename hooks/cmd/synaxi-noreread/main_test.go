@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -193,12 +192,7 @@ func benchExec(b *testing.B, w *world, mode string, inputs [][]byte) {
 		durs = append(durs, time.Since(start))
 	}
 	b.StopTimer()
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	pct := func(p float64) float64 {
-		return float64(durs[min(len(durs)-1, int(p*float64(len(durs))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+	testbin.ReportPercentiles(b, durs)
 }
 
 // BenchmarkHook times synaxi-noreread as Claude Code runs it: one process

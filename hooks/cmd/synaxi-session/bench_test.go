@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -16,6 +15,8 @@ import (
 	"github.com/synaxi/synaxi/internal/guidance"
 	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/xdg"
+
+	"github.com/synaxi/synaxi/hooks/internal/testbin"
 )
 
 // BenchmarkStartGuidance times `synaxi-session start` as a whole process
@@ -43,28 +44,16 @@ func BenchmarkStartGuidance(b *testing.B) {
 			}
 			env := append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_DATA_HOME="+filepath.Join(home, "data"),
 				"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "ANTHROPIC_BASE_URL=")
-			var times []time.Duration
-			for b.Loop() {
+			testbin.Time(b, func() *exec.Cmd {
 				cmd := exec.Command(built, "start")
 				cmd.Env = env
 				cmd.Stdin = bytes.NewReader(in)
-				var out, errb bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &out, &errb
-				start := time.Now()
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err, errb.String())
+				return cmd
+			}, func(b *testing.B, out, errb []byte) {
+				if (c.entries > 0) != bytes.Contains(out, []byte("additionalContext")) {
+					b.Fatalf("unexpected output %q %s", out, errb)
 				}
-				times = append(times, time.Since(start))
-				if (c.entries > 0) != bytes.Contains(out.Bytes(), []byte("additionalContext")) {
-					b.Fatalf("unexpected output %q %s", out.String(), errb.String())
-				}
-			}
-			slices.Sort(times)
-			q := func(p float64) float64 {
-				return float64(times[min(len(times)-1, int(p*float64(len(times))))]) / 1e6
-			}
-			b.ReportMetric(q(0.50), "p50-ms")
-			b.ReportMetric(q(0.99), "p99-ms")
+			})
 		})
 	}
 }

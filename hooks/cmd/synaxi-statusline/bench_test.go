@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -38,25 +36,16 @@ func BenchmarkStatusline(b *testing.B) {
 		c.Denials, c.Blocked, c.TokensSaved, c.LoopsBroken = 9, 7, 12_000, 1
 	}))
 
-	durs := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	testbin.Time(b, func() *exec.Cmd {
 		cmd := exec.Command(bin)
 		cmd.Env = env
 		cmd.Stdin = strings.NewReader(statusJSON)
-		var out bytes.Buffer
-		cmd.Stdout = &out
-		start := time.Now()
-		require.NoError(b, cmd.Run())
-		durs = append(durs, time.Since(start))
-		if !strings.Contains(out.String(), "saved") {
-			b.Fatalf("unexpected line %q", out.String())
+		return cmd
+	}, func(b *testing.B, out, _ []byte) {
+		if !strings.Contains(string(out), "saved") {
+			b.Fatalf("unexpected line %q", out)
 		}
-	}
-	b.StopTimer()
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(durs[min(len(durs)-1, len(durs)*99/100)].Microseconds())/1000, "p99-ms")
+	})
 	if fi, err := os.Stat(bin); err == nil {
 		b.ReportMetric(float64(fi.Size()), "bin-bytes")
 	}

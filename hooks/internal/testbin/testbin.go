@@ -1,6 +1,6 @@
 // Package testbin builds one of this module's commands for process-level
 // tests and benchmarks, which must time and exercise the real executable
-// the way Claude Code runs it.
+// the way Claude Code runs it, and times such processes.
 package testbin
 
 import (
@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 )
 
 // Build compiles the package in the current directory (a test's working
@@ -44,4 +46,40 @@ func Main(m *testing.M, name string, path *string) {
 	code := m.Run()
 	cleanup()
 	os.Exit(code)
+}
+
+// Time runs b's iterations of a whole process, as Claude Code runs a
+// hook: each iteration spawns next() with stdout and stderr through pipes,
+// fails the benchmark if it exits non-zero, passes what it printed to
+// check (nil: no check), and times it from spawn to exit. It reports the
+// p50 and p99 wall time in milliseconds.
+func Time(b *testing.B, next func() *exec.Cmd, check func(b *testing.B, stdout, stderr []byte)) {
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		cmd := next()
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err, errb.String())
+		}
+		times = append(times, time.Since(start))
+		if check != nil {
+			check(b, out.Bytes(), errb.Bytes())
+		}
+	}
+	ReportPercentiles(b, times)
+}
+
+// ReportPercentiles reports the p50 and p99 of times in milliseconds.
+func ReportPercentiles(b *testing.B, times []time.Duration) {
+	if len(times) == 0 {
+		return
+	}
+	slices.Sort(times)
+	q := func(p float64) float64 {
+		return float64(times[min(len(times)-1, int(p*float64(len(times))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
 }
