@@ -1,17 +1,16 @@
 package guidance
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/synaxi/synaxi/internal/chatapi"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/profile"
 )
@@ -86,56 +85,19 @@ func RenderWithModel(ctx context.Context, cfg config.Guidance, g *Guidance, entr
 	return Check(g, entries, content)
 }
 
-// chat sends one system and one user message and returns the reply text.
+// chat sends one system and one user message to the OpenAI-compatible
+// endpoint in cfg and returns the reply text.
 func chat(ctx context.Context, cfg config.Guidance, getenv func(string) string, system, user string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.ModelTimeout.Std())
-	defer cancel()
-	body, err := json.Marshal(map[string]any{
-		"model":       cfg.Model,
-		"temperature": 0,
-		"messages": []map[string]string{
-			{"role": "system", "content": system},
-			{"role": "user", "content": user},
-		},
-		"response_format": map[string]string{"type": "json_object"},
-	})
-	if err != nil {
-		return "", err
-	}
-	url := strings.TrimRight(cfg.ModelURL, "/") + "/chat/completions"
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return "", fmt.Errorf("guidance.model_url: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	api := chatapi.OpenAI{Endpoint: cfg.ModelURL, Model: cfg.Model, JSONObject: true,
+		Client: &http.Client{Timeout: cfg.ModelTimeout.Std()}}
 	if cfg.ModelKeyEnv != "" {
-		if key := getenv(cfg.ModelKeyEnv); key != "" {
-			req.Header.Set("Authorization", "Bearer "+key)
-		}
+		api.Key = getenv(cfg.ModelKeyEnv)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	content, err := api.Chat(ctx, system, user)
 	if err != nil {
 		return "", fmt.Errorf("model renderer: %w", err)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return "", fmt.Errorf("model renderer: read answer: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("model renderer: %s answered %s: %.300s", url, resp.Status, raw)
-	}
-	var out struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil || len(out.Choices) == 0 {
-		return "", fmt.Errorf("model renderer: %s did not answer like an OpenAI-compatible chat endpoint: %.300s", url, raw)
-	}
-	return out.Choices[0].Message.Content, nil
+	return content, nil
 }
 
 // Check validates a model's answer against the deterministic guidance g

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/chatapi"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/profile"
 )
@@ -216,8 +216,8 @@ func (a *Anthropic) Extract(ctx context.Context, d *Doc, known []profile.Entry) 
 		} `json:"content"`
 	}
 	hdr := map[string]string{"x-api-key": a.Key, "anthropic-version": "2023-06-01"}
-	if err := postJSON(ctx, a.Client, strings.TrimRight(a.Endpoint, "/")+"/v1/messages", hdr, body, &resp); err != nil {
-		return nil, err
+	if err := chatapi.PostJSON(ctx, a.Client, strings.TrimRight(a.Endpoint, "/")+"/v1/messages", hdr, body, &resp); err != nil {
+		return nil, endpointError(err)
 	}
 	var text strings.Builder
 	for _, c := range resp.Content {
@@ -240,57 +240,19 @@ func (o *OpenAI) Name() string { return "openai" }
 
 // Extract sends one request.
 func (o *OpenAI) Extract(ctx context.Context, d *Doc, known []profile.Entry) ([]profile.Observation, error) {
-	body := map[string]any{
-		"model": o.Model, "temperature": 0, "stream": false,
-		"messages": []map[string]string{{"role": "system", "content": systemPrompt}, {"role": "user", "content": Prompt(d, known)}},
+	api := chatapi.OpenAI{Endpoint: o.Endpoint, Model: o.Model, Key: o.Key, Client: o.Client}
+	answer, err := api.Chat(ctx, systemPrompt, Prompt(d, known))
+	if err != nil {
+		return nil, endpointError(err)
 	}
-	var resp struct {
-		Choices []struct {
-			Message struct {
-				Content string `json:"content"`
-			} `json:"message"`
-		} `json:"choices"`
-	}
-	hdr := map[string]string{}
-	if o.Key != "" {
-		hdr["Authorization"] = "Bearer " + o.Key
-	}
-	if err := postJSON(ctx, o.Client, strings.TrimRight(o.Endpoint, "/")+"/chat/completions", hdr, body, &resp); err != nil {
-		return nil, err
-	}
-	if len(resp.Choices) == 0 {
-		return nil, fmt.Errorf("%w: no choices", ErrBadAnswer)
-	}
-	return ParseAnswer(d, resp.Choices[0].Message.Content)
+	return ParseAnswer(d, answer)
 }
 
-func postJSON(ctx context.Context, c *http.Client, url string, hdr map[string]string, body, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
+// endpointError names an extractor endpoint's failure, and counts an
+// answer of the wrong shape as a bad answer (retried by the drain).
+func endpointError(err error) error {
+	if errors.Is(err, chatapi.ErrBadAnswer) {
+		return fmt.Errorf("extractor: %w: %w", ErrBadAnswer, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return fmt.Errorf("extractor endpoint %s: %w", url, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return fmt.Errorf("extractor endpoint: %w", err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return fmt.Errorf("read extractor answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("extractor endpoint %s: HTTP %d: %s", url, resp.StatusCode, strings.TrimSpace(tail(string(data), 300)))
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("%w: response is not JSON: %v", ErrBadAnswer, err)
-	}
-	return nil
+	return fmt.Errorf("extractor: %w", err)
 }
