@@ -56,7 +56,13 @@ type Body struct {
 	check sync.Once
 	done  chan struct{}
 	valid bool
+
+	membersOnce sync.Once
+	members     []Member
 }
+
+// Member is one top-level member of a body, as the client sent it.
+type Member struct{ Key, Value gjson.Result }
 
 // Parse wraps raw, which must not be modified afterwards (the parse shares
 // its memory). It does not read the bytes; Check and Valid do.
@@ -66,6 +72,34 @@ func Parse(raw []byte) *Body {
 
 // Bytes returns the body as the client sent it; the caller must not modify it.
 func (b *Body) Bytes() []byte { return b.raw }
+
+// Members returns the body's top-level members in the client's order,
+// duplicates included, read in one pass the first time anyone asks: a
+// large body's messages are skipped over once, not once per field read.
+// Nil when the body is not an object.
+func (b *Body) Members() []Member {
+	b.membersOnce.Do(func() {
+		if !b.json.IsObject() {
+			return
+		}
+		b.json.ForEach(func(k, v gjson.Result) bool {
+			b.members = append(b.members, Member{k, v})
+			return true
+		})
+	})
+	return b.members
+}
+
+// Field returns the value of the body's top-level member key, its first
+// occurrence as gjson's Get finds it, from Members.
+func (b *Body) Field(key string) gjson.Result {
+	for _, m := range b.Members() {
+		if m.Key.Str == key {
+			return m.Value
+		}
+	}
+	return gjson.Result{}
+}
 
 // JSON returns the parsed body, valid or not (see Valid).
 func (b *Body) JSON() gjson.Result { return b.json }
@@ -149,7 +183,7 @@ func IsWorker(body *Body) bool {
 	if !bytes.Contains(body.Bytes(), []byte(Sentinel)) {
 		return false // fast path: most requests never mention it
 	}
-	sys := body.JSON().Get("system")
+	sys := body.Field("system")
 	switch {
 	case sys.Type == gjson.String:
 		return strings.Contains(sys.Str, Sentinel)
@@ -173,7 +207,7 @@ func Session(h http.Header, body *Body) string {
 	if s := h.Get(SessionHeader); s != "" {
 		return s
 	}
-	if u := body.JSON().Get("metadata.user_id"); u.Type == gjson.String {
+	if u := body.Field("metadata").Get("user_id"); u.Type == gjson.String {
 		return strings.Clone(u.Str) // not a view into the body: it outlives it
 	}
 	return ""

@@ -79,6 +79,29 @@ func TestBody(t *testing.T) {
 	assert.True(t, Parse([]byte(` [1] `)).Valid())
 }
 
+func TestMembers(t *testing.T) {
+	b := Parse([]byte(`{"model":"m","messages":[{"role":"user","content":"a \"system\": b"}],"sys\u0074em":"s1","system":"s2","metadata":{"user_id":"u"}}`))
+	var keys []string
+	for _, m := range b.Members() {
+		keys = append(keys, m.Key.Str)
+	}
+	assert.Equal(t, []string{"model", "messages", "system", "system", "metadata"}, keys, "every member, in order, duplicates too")
+	for _, k := range []string{"model", "messages", "system", "metadata", "tools"} {
+		assert.Equal(t, b.JSON().Get(k).Raw, b.Field(k).Raw, "Field(%q) is what Get finds", k)
+	}
+	assert.Equal(t, "u", b.Field("metadata").Get("user_id").Str)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { defer wg.Done(); assert.Len(t, b.Members(), 5) }()
+	}
+	wg.Wait()
+	for _, notObject := range []string{`[1,2]`, `"s"`, ``} {
+		assert.Nil(t, Parse([]byte(notObject)).Members(), notObject)
+		assert.False(t, Parse([]byte(notObject)).Field("system").Exists(), notObject)
+	}
+}
+
 type projFunc func(context.Context, *Input) (*Output, error)
 
 func (f projFunc) Project(ctx context.Context, in *Input) (*Output, error) { return f(ctx, in) }
@@ -112,5 +135,22 @@ func FuzzIsWorker(f *testing.F) {
 			assert.Contains(t, string(body), Sentinel)
 		}
 		_ = Session(http.Header{}, b)
+	})
+}
+
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{"model":"m","system":"x","system":"y"}`, `{"a\u0022":1,"messages":[{"x":"}"}]}`, `[]`, `{"system":[{"text":"SYNAXI-PROJECTION-WORKER"}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		b := Parse(raw)
+		if !b.Valid() {
+			return
+		}
+		for _, k := range []string{"model", "messages", "system", "tools", "metadata"} {
+			if got, want := b.Field(k).Raw, b.JSON().Get(k).Raw; got != want {
+				t.Fatalf("Field(%q) = %q, Get finds %q in %q", k, got, want, raw)
+			}
+		}
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
 func collect(t *testing.T, ct, ce string, body []byte, chunk int, complete bool) Result {
@@ -114,13 +115,13 @@ func TestCountBody(t *testing.T) {
 		`"system":[{"type":"text","text":"a\u00e9 \"q\""}],"messages":[{"role":"user","content":"hi"}],` +
 		`"tools":[],"tool_choice":{"type":"auto"},"thinking":{"type":"adaptive"},"temperature":1,` +
 		`"output_config":{"effort":"high"},"context_management":{"edits":[]},"cache_control":{"type":"ephemeral"}}`)
-	out, err := CountBody(gjson.ParseBytes(in))
+	out, err := CountBody(gate.Parse(in))
 	require.NoError(t, err)
 	assert.Equal(t, `{"model":"claude-opus-4-8","system":[{"type":"text","text":"a\u00e9 \"q\""}],"messages":[{"role":"user","content":"hi"}],`+
 		`"tools":[],"tool_choice":{"type":"auto"},"thinking":{"type":"adaptive"},"output_config":{"effort":"high"},"context_management":{"edits":[]},"cache_control":{"type":"ephemeral"}}`, string(out))
 
 	for _, bad := range []string{`[1]`, `1`, `null`, `"s"`} {
-		_, err := CountBody(gjson.Parse(bad))
+		_, err := CountBody(gate.Parse([]byte(bad)))
 		assert.ErrorIs(t, err, ErrNotObject, bad)
 	}
 }
@@ -210,7 +211,7 @@ func FuzzCountBody(f *testing.F) {
 		if !gjson.ValidBytes(body) {
 			return // the proxy validates before it builds a count body
 		}
-		out, err := CountBody(gjson.ParseBytes(body))
+		out, err := CountBody(gate.Parse(body))
 		if err != nil {
 			return
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
 // countFields are the request fields count_tokens accepts; every other field
@@ -25,28 +27,29 @@ var countFields = map[string]bool{
 // ErrNotObject reports a request body that is not a JSON object.
 var ErrNotObject = errors.New("request body is not a JSON object")
 
-// CountBody builds the count_tokens body from a parsed Messages body: the
-// accepted fields, in their original order, with their original bytes. The
-// body must be known to be valid JSON (the caller validated it once).
-func CountBody(root gjson.Result) ([]byte, error) {
+// CountBody builds the count_tokens body from a Messages body: the
+// accepted fields, in their original order, with their original bytes,
+// from the top-level members the gate read once. The body must be known to
+// be valid JSON (the caller validated it once).
+func CountBody(body *gate.Body) ([]byte, error) {
+	root := body.JSON()
 	if !root.IsObject() {
 		return nil, ErrNotObject
 	}
 	var b bytes.Buffer
 	b.Grow(len(root.Raw))
 	b.WriteByte('{')
-	root.ForEach(func(k, v gjson.Result) bool {
-		if !countFields[k.String()] {
-			return true
+	for _, m := range body.Members() {
+		if !countFields[m.Key.String()] {
+			continue
 		}
 		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
-		b.WriteString(k.Raw)
+		b.WriteString(m.Key.Raw)
 		b.WriteByte(':')
-		b.WriteString(v.Raw)
-		return true
-	})
+		b.WriteString(m.Value.Raw)
+	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }

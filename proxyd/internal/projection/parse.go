@@ -11,6 +11,8 @@ import (
 
 	"github.com/tidwall/gjson"
 	"github.com/tidwall/sjson"
+
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
 // block is one content block of a message, in canonical form: its JSON has
@@ -82,36 +84,17 @@ func (m *message) tokens(tok func(string) int) int {
 
 var errNoMessages = errors.New("request has no messages")
 
-// request is a body's top-level fields, read in one pass (each field's
-// first occurrence, as Get finds it). Its results are views of one copy of
-// the body, so folded state may keep them.
+// request is a body's top-level fields, read in one pass by the gate
+// (each field's first occurrence, as Get finds it). Its results are views
+// of one copy of the body, so folded state may keep them.
 type request struct {
-	top                            gjson.Result
+	top                            []gate.Member
 	model, messages, system, tools gjson.Result
 }
 
-func parseRequest(top gjson.Result) request {
-	r := request{top: top}
-	r.top.ForEach(func(k, v gjson.Result) bool {
-		var p *gjson.Result
-		switch k.Str {
-		case "model":
-			p = &r.model
-		case "messages":
-			p = &r.messages
-		case "system":
-			p = &r.system
-		case "tools":
-			p = &r.tools
-		default:
-			return true
-		}
-		if !p.Exists() {
-			*p = v
-		}
-		return true
-	})
-	return r
+func parseRequest(in *gate.Body) request {
+	return request{top: in.Members(), model: in.Field("model"), messages: in.Field("messages"),
+		system: in.Field("system"), tools: in.Field("tools")}
 }
 
 // splitMessages returns the raw messages of the request.

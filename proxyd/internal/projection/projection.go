@@ -259,7 +259,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	// and nothing it returns is used before the body is known valid).
 	in.Check()
 	body := in.Bytes()
-	req := parseRequest(in.JSON())
+	req := parseRequest(in)
 	raws, err := splitMessages(req.messages)
 	if !in.Valid() {
 		return nil, errors.New("request body is not valid JSON")
@@ -563,14 +563,15 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 		}
 		first = false
 	}
-	req.top.ForEach(func(k, v gjson.Result) bool {
+	for _, field := range req.top {
+		k, v := field.Key, field.Value
 		switch k.Str {
 		case "system":
 			sep()
 			writeSystem(&b, sys, cc)
 		case "tools":
 			if len(tools) == 0 {
-				return true // never send an empty tools list
+				continue // never send an empty tools list
 			}
 			sep()
 			b.WriteString(`"tools":[`)
@@ -578,7 +579,7 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 			b.WriteByte(']')
 		case "tool_choice":
 			if len(tools) == 0 {
-				return true
+				continue
 			}
 			sep()
 			b.WriteString(k.Raw + ":" + v.Raw)
@@ -622,8 +623,7 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 			sep()
 			b.WriteString(k.Raw + ":" + v.Raw)
 		}
-		return true
-	})
+	}
 	if !req.system.Exists() {
 		// The identity and contract are always served.
 		sep()

@@ -126,7 +126,7 @@ func (s *Server) probe(ctx context.Context, req *request) (cf counterfactual) {
 	if !req.body.Valid() {
 		return counterfactual{null: "count_tokens body: " + measure.ErrNotObject.Error()}
 	}
-	body, err := measure.CountBody(req.body.JSON())
+	body, err := measure.CountBody(req.body)
 	if err != nil {
 		return counterfactual{null: "count_tokens body: " + err.Error()}
 	}
@@ -173,7 +173,7 @@ func (s *Server) dequeue(req *request, written chan struct{}) {
 // for this request: the context's previous counterfactual, 0 for a
 // conversation's first request, nil when unknown. It remembers cf.
 func (s *Server) cached(req *request, cf *int64) *int64 {
-	first := req.fault == "" && req.body.JSON().Get("messages.#").Int() == 1
+	first := req.fault == "" && req.body.Field("messages").Get("#").Int() == 1
 	key := req.context()
 	s.orderMu.Lock()
 	defer s.orderMu.Unlock()

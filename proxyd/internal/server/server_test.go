@@ -19,7 +19,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
@@ -514,7 +513,7 @@ func TestRowsFollowRequestOrder(t *testing.T) {
 	rows := p.rows(t)
 	require.Len(t, rows, 2)
 	cf := func(b []byte) int64 {
-		n, err := measure.CountBody(gjson.ParseBytes(b))
+		n, err := measure.CountBody(gate.Parse(b))
 		require.NoError(t, err)
 		return int64(len(n))
 	}
