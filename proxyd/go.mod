@@ -2,7 +2,10 @@ module github.com/synaxi/synaxi/proxyd
 
 go 1.26.0
 
-require github.com/synaxi/synaxi/internal v0.0.0
+require (
+	github.com/synaxi/synaxi/internal v0.0.0
+	github.com/valyala/fastjson v1.6.10
+)
 
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect

@@ -115,6 +115,31 @@ func Estimate(s string) int { return estimate(s) }
 // EstimateBytes returns the estimated token count of b.
 func EstimateBytes(b []byte) int { return estimate(b) }
 
+// EstimateSpan returns the estimated token counts of s and of its part
+// s[i:j] (0 <= i <= j <= len(s)), reading s once while the calibration
+// weighs only byte classes (the histogram of s is the sum of its parts').
+// A tool result's text inside its content block is estimated this way
+// with the block.
+func EstimateSpan(s string, i, j int) (whole, part int) {
+	if !Calibrated.contextFree() {
+		return estimate(s), estimate(s[i:j])
+	}
+	p := histogram(s[i:j])
+	w := histogram(s[:i]).plus(p).plus(histogram(s[j:]))
+	return Calibrated.Apply(w), Calibrated.Apply(p)
+}
+
+// plus adds the counts of g to f's.
+func (f Features) plus(g Features) Features {
+	return Features{
+		Words: f.Words + g.Words, Letters: f.Letters + g.Letters, Humps: f.Humps + g.Humps,
+		Digits: f.Digits + g.Digits, Punct: f.Punct + g.Punct, Newlines: f.Newlines + g.Newlines,
+		Indents: f.Indents + g.Indents, NonASCII: f.NonASCII + g.NonASCII,
+		Messages: f.Messages + g.Messages, Blocks: f.Blocks + g.Blocks, Tools: f.Tools + g.Tools,
+		Requests: f.Requests + g.Requests, Images: f.Images + g.Images,
+	}
+}
+
 func estimate[T string | []byte](b T) int {
 	if Calibrated.contextFree() {
 		return Calibrated.Apply(histogram(b))

@@ -237,3 +237,18 @@ func BenchmarkEstimate(b *testing.B) {
 		Estimate(body)
 	}
 }
+
+// FuzzEstimateSpan: one pass gives what two estimates give.
+func FuzzEstimateSpan(f *testing.F) {
+	f.Add(`{"type":"tool_result","tool_use_id":"t","content":"     1→x\n"}`, 48, 62)
+	f.Add("", 0, 0)
+	f.Add("héllo wörld", 1, 7)
+	f.Fuzz(func(t *testing.T, s string, i, j int) {
+		if i < 0 || j < i || j > len(s) {
+			return
+		}
+		whole, part := EstimateSpan(s, i, j)
+		assert.Equal(t, Estimate(s), whole)
+		assert.Equal(t, Estimate(s[i:j]), part)
+	})
+}

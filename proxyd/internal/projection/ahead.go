@@ -32,10 +32,10 @@ type parsedMessage struct {
 
 // parseAhead starts parsing raws[start:] ahead of the fold when there are
 // enough of them to be worth a goroutine, and estimates each block's
-// tokens there too (tok must be safe for concurrent use), which the fold
+// tokens there too (span must be safe for concurrent use), which the fold
 // would otherwise do. Parsing and estimating are pure: the messages, and
 // so the served bytes, are the same either way.
-func parseAhead(raws []gjson.Result, start int, tok func(string) int) *ahead {
+func parseAhead(raws []gjson.Result, start int, span spanFunc) *ahead {
 	a := &ahead{raws: raws, done: make(chan struct{})}
 	if len(raws)-start < aheadMin {
 		return a
@@ -46,7 +46,7 @@ func parseAhead(raws []gjson.Result, start int, tok func(string) int) *ahead {
 		for i := start; i < len(raws); i++ {
 			m, err := parseMessage(raws[i], i)
 			for j := range m.blocks {
-				m.blocks[j].tokenCount(tok)
+				m.blocks[j].tokenCount(span)
 			}
 			select {
 			case a.parsed <- parsedMessage{m, err}:

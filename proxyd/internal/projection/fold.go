@@ -123,7 +123,7 @@ func (f *fold) consume(m message, last bool) error {
 	}
 	switch m.role {
 	case "assistant":
-		f.origTokens += m.tokens(f.cfg.tok)
+		f.origTokens += m.tokens(f.cfg.span)
 		f.step++
 		f.reprojected = false
 		for _, b := range m.blocks {
@@ -136,7 +136,7 @@ func (f *fold) consume(m message, last bool) error {
 		f.tailTokens += s.tokens
 	case "user":
 		full := f.render(m, true, nil)
-		f.origTokens += m.tokens(f.cfg.tok)
+		f.origTokens += m.tokens(f.cfg.span)
 		f.maybeReproject(full.tokens)
 		// The curated form is decided after any re-projection, against
 		// exactly what this request serves before the message.
@@ -152,7 +152,7 @@ func (f *fold) consume(m message, last bool) error {
 			f.tailTokens += cur.tokens
 		}
 	default: // role "system" inside messages, carried in place
-		f.origTokens += m.tokens(f.cfg.tok)
+		f.origTokens += m.tokens(f.cfg.span)
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
@@ -455,7 +455,7 @@ func (f *fold) render(m message, full bool, note func(block, curation)) served {
 		s.blocks = append(s.blocks, raw)
 		s.kinds = append(s.kinds, b.typ)
 		if &raw[0] == &b.raw[0] {
-			s.tokens += b.tokenCount(f.cfg.tok)
+			s.tokens += b.tokenCount(f.cfg.span)
 		} else {
 			s.tokens += f.cfg.tok(stringOf(raw))
 		}
@@ -613,6 +613,8 @@ func (f *fold) observe(use block, res *block) {
 		e := &entry{key: path, tool: "Read", path: path, content: res.content, text: text}
 		if res.content == nil {
 			e.content = jsonString(text)
+		} else {
+			e.tokens = res.contentTokenCount(f.cfg.span) + entryOverhead
 		}
 		_, e.firstLine, e.lastLine, e.numbered, _ = parseNumbered(text)
 		if in.Get("offset").Exists() || in.Get("limit").Exists() {

@@ -2,7 +2,10 @@ package projection
 
 import (
 	"context"
+	"reflect"
 	"testing"
+
+	"github.com/tidwall/gjson"
 
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
 )
@@ -31,6 +34,53 @@ func FuzzProjectBody(f *testing.F) {
 		again, err := New(Config{BudgetTokens: 8000, AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
 		if err != nil || string(again.Body) != string(r.Body) {
 			t.Fatalf("not deterministic: %v", err)
+		}
+	})
+}
+
+// FuzzFastMessage holds the fast path to the general one: every message
+// the fast path reads, slowMessage reads the same.
+func FuzzFastMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"role":"user","content":"hi"}`,
+		`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"/a"}}],"output_config":{"x":1}}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"     1\u2192x\n\t\"q\" \\ \/ \u001b[0m é"}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"boom"},{"type":"text","text":"x"}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":null,"content":"x"}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"a"}]}]}`,
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"a","text":"b","type":"x"}],"content":"z","role":"assistant"}`,
+		`{"r\u006fle":"user","content":[{"t\u0079pe":"text","text":"k"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"\ud83d\ude00 \ud800 x"}]}`,
+		`{"role":"user","content":[{"type":"text","text":"\\ud800"}]}`,
+		`{"role":"user","content":[{"type":"text","text":5}]}`,
+		`{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AAAA"}}]}`,
+		`{"role":"user","content":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}]}`,
+		` {"role" : "user" , "content" : [ {"type":"text","text":"sp"} ] } `,
+		`{"role":"user","content":["x"]}`,
+		`{"role":"","content":"x"}`,
+		`{"role":5,"content":"x"}`,
+		`{"role":"user","content":5}`,
+		`{"role":"user","content":[],"n":1.50e3,"b":[true,false,null]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var s scratch
+		fast, ok := s.message(raw) // must not panic on anything
+		if !gjson.Valid(raw) {
+			return
+		}
+		slow, err := slowMessage(gjson.Parse(raw), 0)
+		if err == nil {
+			for _, b := range slow.blocks {
+				if b.content != nil && string(b.raw[b.contentAt:b.contentAt+len(b.content)]) != string(b.content) {
+					t.Fatalf("%s: content is not at %d of %s", raw, b.contentAt, b.raw)
+				}
+			}
+		}
+		if ok && (err != nil || !reflect.DeepEqual(fast, slow)) {
+			t.Fatalf("%s:\nfast %+v\nslow %+v (%v)", raw, fast, slow, err)
 		}
 	})
 }

@@ -30,22 +30,40 @@ type block struct {
 	toolUseID string
 	isError   bool
 	content   []byte // the result's raw "content" (string or array JSON); nil if absent
+	contentAt int    // where content starts in raw
 	text      string // the result's text (text parts joined), or a text block's text
 	images    int    // image parts of a tool_result
 
-	tokens  int // estimated tokens of raw
-	counted bool
+	tokens        int // estimated tokens of raw
+	contentTokens int // estimated tokens of content, counted with raw's
+	counted       bool
 
 	textTokens  int // estimated tokens of text
 	textCounted bool
 }
 
-// tokenCount estimates the block's tokens once.
-func (b *block) tokenCount(tok func(string) int) int {
+// spanFunc estimates the tokens of a text and of its part s[i:j] (see
+// tokens.EstimateSpan).
+type spanFunc func(s string, i, j int) (whole, part int)
+
+// tokenCount estimates the block's tokens, and its content's with them,
+// once.
+func (b *block) tokenCount(span spanFunc) int {
 	if !b.counted {
-		b.tokens, b.counted = tok(stringOf(b.raw)), true
+		i, j := 0, 0
+		if b.content != nil {
+			i, j = b.contentAt, b.contentAt+len(b.content)
+		}
+		b.tokens, b.contentTokens = span(stringOf(b.raw), i, j)
+		b.counted = true
 	}
 	return b.tokens
+}
+
+// contentTokenCount estimates the tokens of the block's content once.
+func (b *block) contentTokenCount(span spanFunc) int {
+	b.tokenCount(span)
+	return b.contentTokens
 }
 
 // textTokenCount estimates the tokens of the block's text once.
@@ -74,10 +92,10 @@ type message struct {
 }
 
 // tokens estimates the message's tokens as sent (its blocks, each once).
-func (m *message) tokens(tok func(string) int) int {
+func (m *message) tokens(span spanFunc) int {
 	n := 0
 	for i := range m.blocks {
-		n += m.blocks[i].tokenCount(tok)
+		n += m.blocks[i].tokenCount(span)
 	}
 	return n
 }
@@ -111,6 +129,18 @@ func splitMessages(ms gjson.Result) ([]gjson.Result, error) {
 
 // parseMessage reads one message into canonical form.
 func parseMessage(m gjson.Result, i int) (message, error) {
+	sc := scratches.Get().(*scratch)
+	msg, ok := sc.message(m.Raw)
+	scratches.Put(sc)
+	if ok {
+		return msg, nil
+	}
+	return slowMessage(m, i)
+}
+
+// slowMessage reads any message with gjson (see fastparse.go for why most
+// do not come here).
+func slowMessage(m gjson.Result, i int) (message, error) {
 	role := m.Get("role").String()
 	if role == "" {
 		return message{}, fmt.Errorf("message %d has no role", i)
@@ -221,6 +251,12 @@ func parseBlockString(rs string) (block, error) {
 		raw = stripCacheControl([]byte(rs))
 		rs = string(raw)
 	}
+	return slowBlock(raw, rs), nil
+}
+
+// slowBlock reads the fields of a block without cache_control: raw, and
+// rs, the same bytes as a string.
+func slowBlock(raw []byte, rs string) block {
 	// The first occurrence of each field, as gjson's Get finds it.
 	var typ, text, id, name, input, toolUseID, isError, content gjson.Result
 	gjson.Parse(rs).ForEach(func(k, v gjson.Result) bool {
@@ -262,11 +298,11 @@ func parseBlockString(rs string) (block, error) {
 		b.toolUseID = toolUseID.String()
 		b.isError = isError.Bool()
 		if content.Exists() {
-			b.content = bytesOf(content.Raw)
+			b.content, b.contentAt = bytesOf(content.Raw), content.Index
 		}
 		b.text, b.images = resultText(content)
 	}
-	return b, nil
+	return b
 }
 
 // resultText joins the text parts of a tool_result's content and counts its

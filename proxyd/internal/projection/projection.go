@@ -96,6 +96,7 @@ type resolved struct {
 	always                 bool
 	pinned                 bool // the budget is configured, not sized
 	tok                    func(string) int
+	span                   spanFunc
 }
 
 // key identifies the parts of a resolved configuration the fold depends
@@ -143,7 +144,10 @@ func (c Config) resolve(window int) resolved {
 	r.resultCap, r.worldCap = outputCap, outputCap
 	r.writePrice = 1.25
 	if r.tok == nil {
-		r.tok = tokens.Estimate
+		r.tok, r.span = tokens.Estimate, tokens.EstimateSpan
+	} else {
+		tok := r.tok
+		r.span = func(s string, i, j int) (int, int) { return tok(s), tok(s[i:j]) }
 	}
 	return r
 }
@@ -187,7 +191,7 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 	if f == nil {
 		f = newFold(cfg)
 	}
-	next := parseAhead(raws, start, cfg.tok)
+	next := parseAhead(raws, start, cfg.span)
 	defer next.stop()
 	for i := start; i < len(raws); i++ {
 		m, err := next.get(i)

@@ -13,6 +13,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// entryOverhead is what an entry's estimate adds to its content's for the
+// call and the result around it.
+const entryOverhead = 12
+
 // entry is one durable observation: the latest known result of a call
 // identified by its key, re-emitted as a Read/Bash/Grep/Glob exchange.
 type entry struct {
@@ -22,7 +26,7 @@ type entry struct {
 	content []byte // the tool_result content JSON (a string or an array)
 	text    string // the content's text (for Edit application)
 	short   bool   // content is a head-and-tail digest of text
-	tokens  int
+	tokens  int    // estimated tokens of content, plus entryOverhead
 
 	ver int // how many times the key was put before this version
 
@@ -97,7 +101,7 @@ func (w *world) put(e *entry, step int) {
 	e.ver = w.versions[e.key]
 	w.versions[e.key]++
 	if e.tokens == 0 {
-		e.tokens = w.tok(stringOf(e.content)) + 12
+		e.tokens = w.tok(stringOf(e.content)) + entryOverhead
 	}
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
