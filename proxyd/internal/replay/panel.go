@@ -89,6 +89,7 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.DroppedResults += rep.DroppedResults
 		sum.SkippedLines += rep.SkippedLines
 		sum.CostlierStops += rep.CostlierStops
+		sum.BlindEdits += rep.BlindEdits
 		if sum.WorstStopRequest == 0 || rep.WorstStop < sum.WorstStop {
 			sum.WorstStop, sum.WorstStopRequest = rep.WorstStop, rep.WorstStopRequest
 		}
@@ -150,7 +151,7 @@ func summarise(rows []*Report) (median, worst Summary) {
 // panelHeader names the panel table's columns.
 var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "projected hit", "baseline hit",
 	"new content", "hit ceiling", fmt.Sprintf("ceiling at %.1f×", TargetRawReduction),
-	"worst stop", "costlier stops", "invalid", "prefix violations", "re-projections"}
+	"worst stop", "costlier stops", "blind edits", "invalid", "prefix violations", "re-projections"}
 
 // panelCells are the panel table's rows: one per transcript, then the
 // median and the worst.
@@ -161,13 +162,13 @@ func (r *Report) panelCells() [][]string {
 			fmt.Sprintf("%.2f×", r.RawReduction), fmt.Sprintf("%.2f×", r.BilledReduction),
 			fmt.Sprintf("%.3f", r.Projected.CacheHitRatio), fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio),
 			fmt.Sprint(r.NewContentTokens), fmt.Sprintf("%.3f", r.HitCeiling), fmt.Sprintf("%.3f", r.HitCeilingAtTargetRaw),
-			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops),
+			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops), fmt.Sprint(r.BlindEdits),
 			fmt.Sprint(r.Projected.InvalidRequests), fmt.Sprint(deref(r.Projected.PrefixViolations)), fmt.Sprint(deref(r.Projected.Reprojections))})
 	}
 	for _, s := range r.summaries() {
 		out = append(out, []string{s.name, "", "", fmt.Sprintf("%.2f×", s.v.RawReduction), fmt.Sprintf("%.2f×", s.v.BilledReduction),
 			fmt.Sprintf("%.3f", s.v.CacheHitRatio), "", "", fmt.Sprintf("%.3f", s.v.HitCeiling), fmt.Sprintf("%.3f", s.v.HitCeilingAtTargetRaw),
-			fmt.Sprintf("%.2f×", s.v.WorstStop), "",
+			fmt.Sprintf("%.2f×", s.v.WorstStop), "", "",
 			fmt.Sprint(s.v.InvalidRequests), fmt.Sprint(s.v.PrefixViolations), ""})
 	}
 	return out

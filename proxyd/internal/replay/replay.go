@@ -23,6 +23,7 @@
 //	                     request builder repaired (below),
 //	 "worst_stop_billed_reduction", "worst_stop_request",
 //	 "costlier_stops":   had the session stopped earlier (below),
+//	 "blind_edits":      edits of files the projection had dropped (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
 //	                     "cache_hit_ratio", "invalid_requests",
@@ -98,6 +99,16 @@
 // with the projection than without: what "never cost more" risks in a
 // session that ends soon after the engine engages (engaging writes the
 // projection whole, and only the following turns' reads pay it back).
+//
+// # Edits of dropped files
+//
+// The replay bills the transcript's own calls: it cannot know which calls
+// an agent that saw less would have added. blind_edits counts the Edit
+// and MultiEdit calls the transcript's agent made on a file whose read
+// content the request it answered no longer showed (the projection had
+// dropped it, and no range of it was visible): an agent served that
+// request would have had to read the file again first, a cost the billed
+// figures leave out. It measures what the budget takes from the agent.
 package replay
 
 import (
@@ -115,6 +126,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -175,6 +187,10 @@ type Report struct {
 	WorstStop        float64 `json:"worst_stop_billed_reduction"`
 	WorstStopRequest int     `json:"worst_stop_request"`
 	CostlierStops    int     `json:"costlier_stops"`
+	// BlindEdits counts edits of files whose content the request they
+	// answered did not show (see the package doc); of several
+	// transcripts, the sum.
+	BlindEdits int `json:"blind_edits"`
 	// Rows holds one report per transcript; a replay of one transcript
 	// has one row, equal to the report itself. Of several, the report's
 	// own fields are their sums (reductions and ratios of the sums), with
@@ -238,7 +254,12 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	violations, reprojections := 0, 0
 	stops := stopTracker{}
 	var prev []byte
+	var dropped map[string]bool // files the last request served had dropped
 	for i, r := range reqs {
+		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
+			// The assistant message that answered the previous request.
+			rep.BlindEdits += blindEdits(r.messages[len(reqs[i-1].messages)], dropped)
+		}
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
 			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
@@ -291,6 +312,10 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			}
 		}
 		prev = res.Body
+		dropped = nil
+		if res.Engaged {
+			dropped = droppedFiles(res.Visibility)
+		}
 		if each != nil {
 			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset, Engaged: res.Engaged})
 		}
@@ -302,6 +327,40 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
 	return rep, nil
+}
+
+// droppedFiles are the files whose read content the projection dropped
+// and of which no range is visible.
+func droppedFiles(v *visibility.Export) map[string]bool {
+	if v == nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for path, f := range v.Files {
+		if f.Evicted && len(f.Visible) == 0 {
+			out[path] = true
+		}
+	}
+	return out
+}
+
+// blindEdits counts the Edit and MultiEdit calls of assistant message m on
+// the dropped files.
+func blindEdits(m msg, dropped map[string]bool) int {
+	if m.Role != "assistant" || len(dropped) == 0 {
+		return 0
+	}
+	n := 0
+	for _, c := range m.Content {
+		b := gjson.ParseBytes(c)
+		if b.Get("type").String() != "tool_use" {
+			continue
+		}
+		if name := b.Get("name").String(); (name == "Edit" || name == "MultiEdit") && dropped[b.Get("input.file_path").String()] {
+			n++
+		}
+	}
+	return n
 }
 
 // stopTracker follows the billed reduction of every stopping point: the
@@ -470,6 +529,7 @@ func (r *Report) Table(w io.Writer) {
 		r.NewContentTokens, r.HitCeiling, r.HitCeilingAtTargetRaw, TargetRawReduction)
 	fmt.Fprintf(w, "had it stopped earlier: billed %.2f× below baseline at worst (after request %d); %d of %d stopping points cost more\n",
 		r.WorstStop, r.WorstStopRequest, r.CostlierStops, r.Requests)
+	fmt.Fprintf(w, "edits of files the projection had dropped (a re-read the billed figures leave out): %d\n", r.BlindEdits)
 	if s := r.repairs(); s != "" {
 		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -112,7 +113,7 @@ func TestMainJSONSchema(t *testing.T) {
 	require.Equal(t, 0, Main([]string{path, "--json"}, &out, &errb), errb.String())
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &m))
-	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens"} {
+	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops", "blind_edits"} {
 		assert.Contains(t, m, key)
 	}
 	for _, side := range []string{"baseline", "projected"} {
@@ -223,4 +224,28 @@ func TestStopTracker(t *testing.T) {
 	assert.InDelta(t, 7000.0/15500, tr.worst, 1e-9)
 	assert.Equal(t, 2, tr.at)
 	assert.Equal(t, 2, tr.costlier, "requests 2 and 3 cost more, 4 and 5 less: %v", ratios)
+}
+
+// An edit counts as blind when the request it answered had dropped the
+// file and showed no range of it; a visible range, another file or a
+// Write does not count.
+func TestBlindEdits(t *testing.T) {
+	dropped := droppedFiles(&visibility.Export{Files: map[string]visibility.File{
+		"/a.go": {Evicted: true},
+		"/b.go": {Evicted: true, Visible: []visibility.Range{{Start: 1, End: 9}}},
+		"/c.go": {Visible: []visibility.Range{{Start: 1, End: 9}}},
+	}})
+	assert.Equal(t, map[string]bool{"/a.go": true}, dropped)
+	call := func(name, path string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"tool_use","id":"t","name":%q,"input":{"file_path":%q}}`, name, path))
+	}
+	m := msg{Role: "assistant", Content: []json.RawMessage{
+		json.RawMessage(`{"type":"text","text":"editing /a.go"}`),
+		call("Edit", "/a.go"), call("MultiEdit", "/a.go"), call("Edit", "/b.go"), call("Edit", "/c.go"),
+		call("Write", "/a.go"), call("Read", "/a.go"),
+	}}
+	assert.Equal(t, 2, blindEdits(m, dropped))
+	assert.Zero(t, blindEdits(m, nil), "nothing dropped (the engine did not engage)")
+	assert.Zero(t, blindEdits(msg{Role: "user", Content: m.Content}, dropped))
+	assert.Nil(t, droppedFiles(nil))
 }
