@@ -89,7 +89,8 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.DroppedResults += rep.DroppedResults
 		sum.SkippedLines += rep.SkippedLines
 		sum.CostlierStops += rep.CostlierStops
-		sum.BlindEdits += rep.BlindEdits
+		sum.Baseline.BlindEdits += rep.Baseline.BlindEdits
+		sum.Projected.BlindEdits += rep.Projected.BlindEdits
 		if sum.WorstStopRequest == 0 || rep.WorstStop < sum.WorstStop {
 			sum.WorstStop, sum.WorstStopRequest = rep.WorstStop, rep.WorstStopRequest
 		}
@@ -151,7 +152,7 @@ func summarise(rows []*Report) (median, worst Summary) {
 // panelHeader names the panel table's columns.
 var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "projected hit", "baseline hit",
 	"new content", "hit ceiling", fmt.Sprintf("ceiling at %.1f×", TargetRawReduction),
-	"worst stop", "costlier stops", "blind edits", "invalid", "prefix violations", "re-projections"}
+	"worst stop", "costlier stops", "blind edits (baseline)", "invalid", "prefix violations", "re-projections"}
 
 // panelCells are the panel table's rows: one per transcript, then the
 // median and the worst.
@@ -162,7 +163,8 @@ func (r *Report) panelCells() [][]string {
 			fmt.Sprintf("%.2f×", r.RawReduction), fmt.Sprintf("%.2f×", r.BilledReduction),
 			fmt.Sprintf("%.3f", r.Projected.CacheHitRatio), fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio),
 			fmt.Sprint(r.NewContentTokens), fmt.Sprintf("%.3f", r.HitCeiling), fmt.Sprintf("%.3f", r.HitCeilingAtTargetRaw),
-			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops), fmt.Sprint(r.BlindEdits),
+			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops),
+			fmt.Sprintf("%d (%d)", r.Projected.BlindEdits, r.Baseline.BlindEdits),
 			fmt.Sprint(r.Projected.InvalidRequests), fmt.Sprint(deref(r.Projected.PrefixViolations)), fmt.Sprint(deref(r.Projected.Reprojections))})
 	}
 	for _, s := range r.summaries() {

@@ -11,7 +11,7 @@
 //	 "budget_tokens":B, "threshold_tokens":T, "client_source":"…",
 //	 "baseline":  {"raw_tokens", "cache_write_tokens", "cache_read_tokens",
 //	               "uncached_input_tokens", "billed_equivalent",
-//	               "cache_hit_ratio", "invalid_requests"},
+//	               "cache_hit_ratio", "invalid_requests", "blind_edits"},
 //	 "projected": {same fields, plus "prefix_violations", "reprojections"},
 //	 "raw_reduction": baseline/projected raw tokens,
 //	 "billed_reduction": baseline/projected billed-equivalent input,
@@ -23,7 +23,6 @@
 //	                     request builder repaired (below),
 //	 "worst_stop_billed_reduction", "worst_stop_request",
 //	 "costlier_stops":   had the session stopped earlier (below),
-//	 "blind_edits":      edits of files the projection had dropped (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
 //	                     "cache_hit_ratio", "invalid_requests",
@@ -100,15 +99,17 @@
 // session that ends soon after the engine engages (engaging writes the
 // projection whole, and only the following turns' reads pay it back).
 //
-// # Edits of dropped files
+// # Edits of text the request did not show
 //
 // The replay bills the transcript's own calls: it cannot know which calls
-// an agent that saw less would have added. blind_edits counts the Edit
-// and MultiEdit calls the transcript's agent made on a file whose read
-// content the request it answered no longer showed (the projection had
-// dropped it, and no range of it was visible): an agent served that
-// request would have had to read the file again first, a cost the billed
-// figures leave out. It measures what the budget takes from the agent.
+// an agent that saw less would have added. blind_edits counts, on each
+// side, the Edit and MultiEdit calls the transcript's agent made whose old
+// text the request they answer did not show: a line of an old_string
+// (trimmed, 8 characters or more) that appears in none of the request's
+// message strings. An agent served that request would have had to read
+// the file again before editing it, a cost the billed figures leave out;
+// the projected count above the baseline's is what the projection took
+// from the agent.
 package replay
 
 import (
@@ -119,6 +120,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -126,7 +128,6 @@ import (
 
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
-	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -144,9 +145,12 @@ type Side struct {
 	BilledEquivalent float64 `json:"billed_equivalent"`
 	CacheHitRatio    float64 `json:"cache_hit_ratio"`
 	InvalidRequests  int     `json:"invalid_requests"`
-	PrefixViolations *int    `json:"prefix_violations,omitempty"`
-	Reprojections    *int    `json:"reprojections,omitempty"`
-	FirstInvalid     string  `json:"first_invalid,omitempty"`
+	// BlindEdits counts the edits whose old text the request they
+	// answer did not show (see the package doc).
+	BlindEdits       int    `json:"blind_edits"`
+	PrefixViolations *int   `json:"prefix_violations,omitempty"`
+	Reprojections    *int   `json:"reprojections,omitempty"`
+	FirstInvalid     string `json:"first_invalid,omitempty"`
 }
 
 // Report is the replay's result.
@@ -187,10 +191,6 @@ type Report struct {
 	WorstStop        float64 `json:"worst_stop_billed_reduction"`
 	WorstStopRequest int     `json:"worst_stop_request"`
 	CostlierStops    int     `json:"costlier_stops"`
-	// BlindEdits counts edits of files whose content the request they
-	// answered did not show (see the package doc); of several
-	// transcripts, the sum.
-	BlindEdits int `json:"blind_edits"`
 	// Rows holds one report per transcript; a replay of one transcript
 	// has one row, equal to the report itself. Of several, the report's
 	// own fields are their sums (reductions and ratios of the sums), with
@@ -254,11 +254,14 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	violations, reprojections := 0, 0
 	stops := stopTracker{}
 	var prev []byte
-	var dropped map[string]bool // files the last request served had dropped
+	var prevBase []byte
 	for i, r := range reqs {
 		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
 			// The assistant message that answered the previous request.
-			rep.BlindEdits += blindEdits(r.messages[len(reqs[i-1].messages)], dropped)
+			if olds := editedText(r.messages[len(reqs[i-1].messages)]); len(olds) > 0 {
+				rep.Baseline.BlindEdits += unseen(olds, prevBase)
+				rep.Projected.BlindEdits += unseen(olds, prev)
+			}
 		}
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
@@ -311,11 +314,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 				violations++
 			}
 		}
-		prev = res.Body
-		dropped = nil
-		if res.Engaged {
-			dropped = droppedFiles(res.Visibility)
-		}
+		prev, prevBase = res.Body, bb
 		if each != nil {
 			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset, Engaged: res.Engaged})
 		}
@@ -329,38 +328,75 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	return rep, nil
 }
 
-// droppedFiles are the files whose read content the projection dropped
-// and of which no range is visible.
-func droppedFiles(v *visibility.Export) map[string]bool {
-	if v == nil {
+// editedText returns the old text of each Edit and MultiEdit call of
+// assistant message m (one entry per call: a MultiEdit's edits together).
+func editedText(m msg) [][]string {
+	if m.Role != "assistant" {
 		return nil
 	}
-	out := map[string]bool{}
-	for path, f := range v.Files {
-		if f.Evicted && len(f.Visible) == 0 {
-			out[path] = true
-		}
-	}
-	return out
-}
-
-// blindEdits counts the Edit and MultiEdit calls of assistant message m on
-// the dropped files.
-func blindEdits(m msg, dropped map[string]bool) int {
-	if m.Role != "assistant" || len(dropped) == 0 {
-		return 0
-	}
-	n := 0
+	var out [][]string
 	for _, c := range m.Content {
 		b := gjson.ParseBytes(c)
 		if b.Get("type").String() != "tool_use" {
 			continue
 		}
-		if name := b.Get("name").String(); (name == "Edit" || name == "MultiEdit") && dropped[b.Get("input.file_path").String()] {
-			n++
+		in := b.Get("input")
+		switch b.Get("name").String() {
+		case "Edit":
+			out = append(out, []string{in.Get("old_string").String()})
+		case "MultiEdit":
+			var olds []string
+			in.Get("edits").ForEach(func(_, e gjson.Result) bool {
+				olds = append(olds, e.Get("old_string").String())
+				return true
+			})
+			out = append(out, olds)
+		}
+	}
+	return out
+}
+
+// minShownLine is the shortest trimmed line of an old_string that
+// unseen looks for (shorter ones, "}" or "end", are everywhere).
+const minShownLine = 8
+
+// unseen counts the calls of olds with a line the request body did not
+// show: in none of its messages' strings.
+func unseen(olds [][]string, body []byte) int {
+	if body == nil {
+		return 0
+	}
+	shown := shownText(body)
+	n := 0
+	for _, call := range olds {
+	lines:
+		for _, old := range call {
+			for _, line := range strings.Split(old, "\n") {
+				if t := strings.TrimSpace(line); len(t) >= minShownLine && !strings.Contains(shown, t) {
+					n++
+					break lines
+				}
+			}
 		}
 	}
 	return n
+}
+
+// shownText is every string of a request's messages, one per line.
+func shownText(body []byte) string {
+	var sb strings.Builder
+	var walk func(v gjson.Result)
+	walk = func(v gjson.Result) {
+		switch {
+		case v.Type == gjson.String:
+			sb.WriteString(v.Str)
+			sb.WriteByte('\n')
+		case v.IsArray() || v.IsObject():
+			v.ForEach(func(_, c gjson.Result) bool { walk(c); return true })
+		}
+	}
+	walk(gjson.GetBytes(body, "messages"))
+	return sb.String()
 }
 
 // stopTracker follows the billed reduction of every stopping point: the
@@ -529,7 +565,8 @@ func (r *Report) Table(w io.Writer) {
 		r.NewContentTokens, r.HitCeiling, r.HitCeilingAtTargetRaw, TargetRawReduction)
 	fmt.Fprintf(w, "had it stopped earlier: billed %.2f× below baseline at worst (after request %d); %d of %d stopping points cost more\n",
 		r.WorstStop, r.WorstStopRequest, r.CostlierStops, r.Requests)
-	fmt.Fprintf(w, "edits of files the projection had dropped (a re-read the billed figures leave out): %d\n", r.BlindEdits)
+	fmt.Fprintf(w, "edits whose old text the request did not show (a re-read the billed figures leave out): %d projected, %d baseline\n",
+		r.Projected.BlindEdits, r.Baseline.BlindEdits)
 	if s := r.repairs(); s != "" {
 		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
 	}

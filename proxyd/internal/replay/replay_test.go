@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -113,12 +112,12 @@ func TestMainJSONSchema(t *testing.T) {
 	require.Equal(t, 0, Main([]string{path, "--json"}, &out, &errb), errb.String())
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &m))
-	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops", "blind_edits"} {
+	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops"} {
 		assert.Contains(t, m, key)
 	}
 	for _, side := range []string{"baseline", "projected"} {
 		s := m[side].(map[string]any)
-		for _, key := range []string{"raw_tokens", "billed_equivalent", "cache_hit_ratio", "invalid_requests", "cache_write_tokens", "cache_read_tokens", "uncached_input_tokens"} {
+		for _, key := range []string{"raw_tokens", "billed_equivalent", "cache_hit_ratio", "invalid_requests", "cache_write_tokens", "cache_read_tokens", "uncached_input_tokens", "blind_edits"} {
 			assert.Contains(t, s, key, side)
 		}
 	}
@@ -226,26 +225,26 @@ func TestStopTracker(t *testing.T) {
 	assert.Equal(t, 2, tr.costlier, "requests 2 and 3 cost more, 4 and 5 less: %v", ratios)
 }
 
-// An edit counts as blind when the request it answered had dropped the
-// file and showed no range of it; a visible range, another file or a
-// Write does not count.
+// An edit counts as blind when a line of its old text is in none of the
+// request's message strings; short lines, text the request shows (in a
+// numbered Read result or escaped) and other calls do not count.
 func TestBlindEdits(t *testing.T) {
-	dropped := droppedFiles(&visibility.Export{Files: map[string]visibility.File{
-		"/a.go": {Evicted: true},
-		"/b.go": {Evicted: true, Visible: []visibility.Range{{Start: 1, End: 9}}},
-		"/c.go": {Visible: []visibility.Range{{Start: 1, End: 9}}},
-	}})
-	assert.Equal(t, map[string]bool{"/a.go": true}, dropped)
-	call := func(name, path string) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"type":"tool_use","id":"t","name":%q,"input":{"file_path":%q}}`, name, path))
+	call := func(name, input string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"tool_use","id":"t","name":%q,"input":%s}`, name, input))
 	}
 	m := msg{Role: "assistant", Content: []json.RawMessage{
-		json.RawMessage(`{"type":"text","text":"editing /a.go"}`),
-		call("Edit", "/a.go"), call("MultiEdit", "/a.go"), call("Edit", "/b.go"), call("Edit", "/c.go"),
-		call("Write", "/a.go"), call("Read", "/a.go"),
+		json.RawMessage(`{"type":"text","text":"editing"}`),
+		call("Edit", `{"file_path":"/a.go","old_string":"\tx := compute(1)\n}","new_string":"y"}`),
+		call("MultiEdit", `{"file_path":"/a.go","edits":[{"old_string":"return \"done\"","new_string":"z"},{"old_string":"never shown anywhere","new_string":"z"}]}`),
+		call("Edit", `{"file_path":"/b.go","old_string":"not in the request","new_string":"y"}`),
+		call("Write", `{"file_path":"/c.go","content":"not in the request either"}`),
 	}}
-	assert.Equal(t, 2, blindEdits(m, dropped))
-	assert.Zero(t, blindEdits(m, nil), "nothing dropped (the engine did not engage)")
-	assert.Zero(t, blindEdits(msg{Role: "user", Content: m.Content}, dropped))
-	assert.Nil(t, droppedFiles(nil))
+	olds := editedText(m)
+	require.Len(t, olds, 3)
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"     1\u2192func f() string {\n     2\u2192\tx := compute(1)\n     3\u2192\treturn \"done\"\n     4\u2192}\n"}]}]}`)
+	assert.Equal(t, 2, unseen(olds, body), "the MultiEdit (one of its edits unseen) and the Edit of /b.go")
+	assert.Equal(t, 3, unseen(olds, []byte(`{"messages":[]}`)))
+	assert.Zero(t, unseen(olds, nil), "no request before it")
+	assert.Nil(t, editedText(msg{Role: "user", Content: m.Content}))
+	assert.Zero(t, unseen([][]string{{"}\n\n  end"}}, []byte(`{"messages":[]}`)), "lines under 8 characters are not looked for")
 }
