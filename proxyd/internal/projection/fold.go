@@ -639,18 +639,7 @@ func (f *fold) observe(use block, res *block) {
 		f.world.put(&entry{key: path, tool: "Read", path: path, input: jsonObject("file_path", path),
 			content: jsonString(text), text: text, numbered: style, firstLine: 1, lastLine: len(lines)}, step)
 	case "Edit", "MultiEdit":
-		path := in.Get("file_path").String()
-		e, ok := f.world.entries[path]
-		if !ok {
-			delete(f.world.observed, path) // stale now; never restore it
-			return
-		}
-		if ne := applyEdit(e, use); ne != nil {
-			f.world.put(ne, step)
-			return
-		}
-		f.world.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path), f.step)
-		delete(f.world.observed, path)
+		f.edited(in.Get("file_path").String(), use, step)
 	case "Bash", "Grep", "Glob":
 		key, input := strings.ToLower(use.name)+":"+in.Raw, []byte(in.Raw)
 		if use.name == "Bash" {
@@ -670,6 +659,41 @@ func (f *fold) observe(use block, res *block) {
 			content = jsonString(text)
 		}
 		f.world.put(&entry{key: key, tool: use.name, input: input, content: content, text: text, short: short}, step)
+	}
+}
+
+// edited follows an applied Edit (or MultiEdit) of path in the world. The
+// file's whole content takes the edit, whether it is in view (the edited
+// file replaces it) or was dropped from the snapshot and is kept to
+// restore it (so Claude Code's "unchanged since last read" answer to a
+// later Read restores the edited file, not the one before the edit). A
+// partial view of the file (an offset/limit Read) is never left stale: it
+// is dropped with a note. When the edit cannot be applied exactly, the
+// file's content is dropped and forgotten.
+func (f *fold) edited(path string, use block, step int) {
+	w := f.world
+	full, inView := w.entries[path]
+	if !inView {
+		full = w.observed[path]
+	}
+	var ne *entry
+	if full != nil {
+		ne = applyEdit(full, use)
+	}
+	for _, k := range w.partialKeys(path) {
+		e := w.entries[k]
+		w.drop(k, fmt.Sprintf("Read %s (lines %d-%d): edited since it was read; call Read to see the current content", path, e.firstLine, e.lastLine), step)
+	}
+	switch {
+	case ne != nil && inView:
+		w.put(ne, step)
+	case ne != nil:
+		w.observed[path] = ne
+	case inView:
+		w.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path), step)
+		delete(w.observed, path)
+	default:
+		delete(w.observed, path) // stale now; never restore it
 	}
 }
 

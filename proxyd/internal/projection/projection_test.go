@@ -131,6 +131,57 @@ func TestUnchangedStubRestoredWhenEvicted(t *testing.T) {
 	assert.NotContains(t, last, "File unchanged since last read")
 }
 
+// An edit of a file the snapshot had dropped still reaches the content
+// kept to restore it: Claude Code's "unchanged" answer to the next Read
+// then restores the edited file, not the one before the edit.
+func TestUnchangedStubRestoresEditedFile(t *testing.T) {
+	lines := strings.Split(strings.Repeat("some code here\n", 300), "\n")
+	lines[5] = "the marker line before the edit"
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/big.go", numbered(lines))...)
+	for i := range 60 {
+		id := "toolu_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		msgs = append(msgs, readPair(id, "/w/other"+id+".go", numbered(strings.Split(strings.Repeat("other\n", 200), "\n")))...)
+	}
+	msgs = append(msgs,
+		assistant(toolUse("toolu_e", "Edit", obj{"file_path": "/w/big.go", "old_string": "the marker line before the edit", "new_string": "the marker line after the edit"})),
+		user(toolResult("toolu_e", "The file /w/big.go has been updated successfully.", false)),
+		assistant(toolUse("toolu_again", "Read", obj{"file_path": "/w/big.go"})),
+		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false)))
+	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
+	require.NoError(t, validate.Request(res.Body))
+	ms := gjson.GetBytes(res.Body, "messages").Array()
+	last := ms[len(ms)-1].Get("content.0.content").String()
+	assert.Contains(t, last, "the marker line after the edit", "the restored file has the edit")
+	assert.NotContains(t, last, "the marker line before the edit")
+}
+
+// A partial Read of a file is dropped once the file is edited, with a
+// note, rather than shown as it was before the edit.
+func TestPartialReadDroppedAfterEdit(t *testing.T) {
+	var part strings.Builder
+	for n := 10; n < 15; n++ {
+		fmt.Fprintf(&part, "%6d→line %d of a.go\n", n, n)
+	}
+	msgs := []obj{user(text("goal")),
+		assistant(toolUse("toolu_1", "Read", obj{"file_path": "/w/a.go", "offset": 10, "limit": 5})),
+		user(toolResult("toolu_1", part.String(), false)),
+		assistant(toolUse("toolu_2", "Edit", obj{"file_path": "/w/a.go", "old_string": "line 12 of a.go", "new_string": "line twelve, edited"})),
+		user(toolResult("toolu_2", "The file /w/a.go has been updated successfully.", false))}
+	var res *Result
+	for i := 0; res == nil || !strings.Contains(res.Stats.Note, "reprojections=1"); i++ {
+		require.Less(t, i, 200, "no re-projection")
+		id := fmt.Sprintf("toolu_b%03d", i)
+		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, fileLines(id, 40), false)))
+		res = project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
+	}
+	require.NoError(t, validate.Request(res.Body))
+	s := string(res.Body)
+	assert.NotContains(t, s, "line 12 of a.go", "the partial read is not served as it was before the edit")
+	assert.Contains(t, s, "Read /w/a.go (lines 10-14): edited since it was read")
+	assert.True(t, res.Visibility.Files["/w/a.go"].Evicted, "the hook lets the agent read it again")
+}
+
 func TestLargeFileNotEvictedTheTurnAfterItIsRead(t *testing.T) {
 	huge := numbered(strings.Split(strings.Repeat("a long line of code in a huge file\n", 1500), "\n"))
 	msgs := []obj{user(text("goal"))}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +116,19 @@ func (w *world) put(e *entry, step int) {
 			}
 		}
 	}
+}
+
+// partialKeys are the keys of the partial views of path in view (offset
+// and limit reads), in order.
+func (w *world) partialKeys(path string) []string {
+	var out []string
+	for k, e := range w.entries {
+		if e.path == path && e.partial {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (w *world) touch(key string, step int) {
