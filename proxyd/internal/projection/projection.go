@@ -168,20 +168,20 @@ func New(cfg Config) *Engine {
 }
 
 // fold folds the request's messages, resuming from the longest memoised
-// prefix, and memoises the state before the final message (the prefix the
-// conversation's next request starts with).
-func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
+// prefix. remember memoises the state before the final message (the
+// prefix the conversation's next request starts with); the caller calls it
+// once the body is known valid.
+func (e *Engine) fold(cfg resolved, raws []gjson.Result) (f *fold, remember func(), err error) {
 	key := cfg.key()
 	hashes := make([]prefixHash, len(raws))
 	var prev prefixHash
 	for i, m := range raws {
 		h, err := e.keys.messageHash(prev, m, i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hashes[i], prev = h, h
 	}
-	var f *fold
 	start := 0
 	for i := len(raws) - 2; i >= 0 && f == nil; i-- {
 		if st := e.memo.get(key, hashes[i]); st != nil {
@@ -193,26 +193,39 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (*fold, error) {
 	}
 	next := parseAhead(raws, start, cfg.span)
 	defer next.stop()
+	remember = func() {}
 	for i := start; i < len(raws); i++ {
 		m, err := next.get(i)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		last := i == len(raws)-1
 		if last && i > 0 {
-			e.memo.put(key, hashes[i-1], f.clone())
+			st, h := f.clone(), hashes[i-1]
+			remember = func() { e.memo.put(key, h, st) }
 		}
 		if err := f.consume(m, last); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if !hasRole(f.head, "user") {
-		return nil, errors.New("request has no user message")
+		return nil, nil, errors.New("request has no user message")
 	}
-	return f, nil
+	return f, remember, nil
 }
 
 var _ gate.Projector = (*Engine)(nil)
+
+var errInvalidBody = errors.New("request body is not valid JSON")
+
+// validFirst reports an invalid body before err, which may only be a
+// consequence of it.
+func validFirst(in *gate.Body, err error) error {
+	if !in.Valid() {
+		return errInvalidBody
+	}
+	return err
+}
 
 // Result is a projection with its bookkeeping, for tests and the replay.
 type Result struct {
@@ -259,17 +272,15 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 		return nil, err
 	}
 	// Validating a large body takes as long as splitting it into messages;
-	// the two run side by side (gjson reads invalid JSON without failing,
-	// and nothing it returns is used before the body is known valid).
+	// it runs beside the split and the fold (gjson and fastjson read
+	// invalid JSON without failing), and nothing they find is served or
+	// memoised before the body is known valid.
 	in.Check()
 	body := in.Bytes()
 	req := parseRequest(in)
 	raws, err := splitMessages(req.messages)
-	if !in.Valid() {
-		return nil, errors.New("request body is not valid JSON")
-	}
 	if err != nil {
-		return nil, err
+		return nil, validFirst(in, err)
 	}
 	cfg := e.cfg.resolve(Window(req.model.String(), beta))
 	ttl := clientTTL(body, req)
@@ -278,10 +289,14 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	}
 	sys := projectSystem(req.system)
 	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.TrimTools)
-	f, err := e.fold(cfg, raws)
+	f, remember, err := e.fold(cfg, raws)
 	if err != nil {
-		return nil, err
+		return nil, validFirst(in, err)
 	}
+	if !in.Valid() {
+		return nil, errInvalidBody
+	}
+	remember()
 	now := time.Now
 	if e.cfg.Now != nil {
 		now = e.cfg.Now

@@ -1,7 +1,9 @@
 package projection
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -257,4 +259,32 @@ func TestEmptySystemMessageAfterCompactCarried(t *testing.T) {
 	r := project(t, Config{AlwaysEngage: true}, msgs)
 	require.NoError(t, validate.Request(r.Body))
 	assert.Equal(t, `{"role":"system","content":""}`, gjson.GetBytes(r.Body, "messages.1").Raw)
+}
+
+// An invalid body is folded beside its validation (the fold reads it
+// without failing) but never served or memoised: truncated and corrupted
+// copies of a long conversation each return the invalid-body error, and
+// the engine remembers nothing of them.
+func TestInvalidBodyNotServedNorMemoised(t *testing.T) {
+	body := reqBody(benchConversation()[:80])
+	require.NoError(t, validate.Request(body))
+	eng := New(Config{AlwaysEngage: true})
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 60 {
+		bad := bytes.Clone(body)
+		if i%2 == 0 {
+			bad = bad[:len(bad)/4+r.IntN(len(bad)*3/4)]
+		} else {
+			bad[len(bad)/4+r.IntN(len(bad)*3/4)] = '"'
+		}
+		if json.Valid(bad) {
+			continue
+		}
+		_, err := eng.ProjectBody(context.Background(), bad, "")
+		require.Error(t, err, "case %d", i)
+	}
+	assert.Empty(t, eng.memo.m, "nothing of an invalid body is memoised")
+	_, err := eng.ProjectBody(context.Background(), body, "")
+	require.NoError(t, err)
+	assert.Len(t, eng.memo.m, 1)
 }
