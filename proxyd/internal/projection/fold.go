@@ -680,9 +680,12 @@ func (f *fold) edited(path string, use block, step int) {
 	if full != nil {
 		ne = applyEdit(full, use)
 	}
+	stale := func(what string) string {
+		return "Read " + what + ": edited since it was read; call Read to see the current content"
+	}
 	for _, k := range w.partialKeys(path) {
 		e := w.entries[k]
-		w.drop(k, fmt.Sprintf("Read %s (lines %d-%d): edited since it was read; call Read to see the current content", path, e.firstLine, e.lastLine), step)
+		w.drop(k, stale(fmt.Sprintf("%s (lines %d-%d)", path, e.firstLine, e.lastLine)), step)
 	}
 	switch {
 	case ne != nil && inView:
@@ -690,7 +693,7 @@ func (f *fold) edited(path string, use block, step int) {
 	case ne != nil:
 		w.observed[path] = ne
 	case inView:
-		w.drop(path, fmt.Sprintf("Read %s: edited since it was read; call Read to see the current content", path), step)
+		w.drop(path, stale(path), step)
 		delete(w.observed, path)
 	default:
 		delete(w.observed, path) // stale now; never restore it

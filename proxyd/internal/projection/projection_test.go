@@ -90,6 +90,48 @@ func TestWorldKeepsGoalLatestPairAndMemory(t *testing.T) {
 	assert.Less(t, res.Stats.ServedBytes, res.Stats.OriginalBytes/2)
 }
 
+// projectUntilReprojected appends commands with 40 lines of output each
+// until the engine re-projects, and returns that projection.
+func projectUntilReprojected(t *testing.T, msgs []obj) *Result {
+	t.Helper()
+	var res *Result
+	for i := 0; res == nil || !strings.Contains(res.Stats.Note, "reprojections=1"); i++ {
+		require.Less(t, i, 200, "no re-projection")
+		id := fmt.Sprintf("toolu_b%03d", i)
+		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, fileLines(id, 40), false)))
+		res = project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
+	}
+	return res
+}
+
+// readThenCrowdedOut is a conversation that reads path, then 60 other
+// files, enough for an 8,000-token budget to drop path.
+func readThenCrowdedOut(path, content string) []obj {
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", path, content)...)
+	for i := range 60 {
+		id := "toolu_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		msgs = append(msgs, readPair(id, "/w/other"+id+".go", numbered(strings.Split(strings.Repeat("other\n", 200), "\n")))...)
+	}
+	return msgs
+}
+
+// rereadUnchanged is a Read of path that Claude Code answers with its
+// "unchanged since last read" stub.
+func rereadUnchanged(path string) []obj {
+	return []obj{assistant(toolUse("toolu_again", "Read", obj{"file_path": path})),
+		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false))}
+}
+
+// lastResult checks that res is a valid request and returns the content
+// of its last message's first block.
+func lastResult(t *testing.T, res *Result) string {
+	t.Helper()
+	require.NoError(t, validate.Request(res.Body))
+	ms := gjson.GetBytes(res.Body, "messages").Array()
+	return ms[len(ms)-1].Get("content.0.content").String()
+}
+
 func TestEditAppliedToCachedContent(t *testing.T) {
 	content := numbered([]string{"package a", "func A() int { return 1 }"})
 	msgs := []obj{user(text("goal"))}
@@ -99,13 +141,7 @@ func TestEditAppliedToCachedContent(t *testing.T) {
 		user(toolResult("toolu_2", "The file /w/a.go has been updated successfully.", false)))
 	// Enough growth past the budget for a re-projection to pay: it folds
 	// both into the world.
-	var res *Result
-	for i := 0; res == nil || !strings.Contains(res.Stats.Note, "reprojections=1"); i++ {
-		require.Less(t, i, 200, "no re-projection")
-		id := fmt.Sprintf("toolu_b%03d", i)
-		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, fileLines(id, 40), false)))
-		res = project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
-	}
+	res := projectUntilReprojected(t, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	s := string(res.Body)
 	assert.Contains(t, s, `func A() int { return 2 }`)
@@ -117,18 +153,9 @@ func TestEditAppliedToCachedContent(t *testing.T) {
 
 func TestUnchangedStubRestoredWhenEvicted(t *testing.T) {
 	big := numbered(strings.Split(strings.Repeat("some code here\n", 300), "\n"))
-	msgs := []obj{user(text("goal"))}
-	msgs = append(msgs, readPair("toolu_1", "/w/big.go", big)...)
-	for i := range 60 {
-		id := "toolu_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		msgs = append(msgs, readPair(id, "/w/other"+id+".go", numbered(strings.Split(strings.Repeat("other\n", 200), "\n")))...)
-	}
-	msgs = append(msgs, assistant(toolUse("toolu_again", "Read", obj{"file_path": "/w/big.go"})),
-		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false)))
-	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
-	require.NoError(t, validate.Request(res.Body))
-	ms := gjson.GetBytes(res.Body, "messages").Array()
-	last := ms[len(ms)-1].Get("content.0.content").String()
+	msgs := readThenCrowdedOut("/w/big.go", big)
+	msgs = append(msgs, rereadUnchanged("/w/big.go")...)
+	last := lastResult(t, project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs))
 	assert.Contains(t, last, "some code here", "the model sees the content, not a stub for content it cannot see")
 	assert.NotContains(t, last, "File unchanged since last read")
 }
@@ -139,21 +166,12 @@ func TestUnchangedStubRestoredWhenEvicted(t *testing.T) {
 func TestUnchangedStubRestoresEditedFile(t *testing.T) {
 	lines := strings.Split(strings.Repeat("some code here\n", 300), "\n")
 	lines[5] = "the marker line before the edit"
-	msgs := []obj{user(text("goal"))}
-	msgs = append(msgs, readPair("toolu_1", "/w/big.go", numbered(lines))...)
-	for i := range 60 {
-		id := "toolu_c" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		msgs = append(msgs, readPair(id, "/w/other"+id+".go", numbered(strings.Split(strings.Repeat("other\n", 200), "\n")))...)
-	}
+	msgs := readThenCrowdedOut("/w/big.go", numbered(lines))
 	msgs = append(msgs,
 		assistant(toolUse("toolu_e", "Edit", obj{"file_path": "/w/big.go", "old_string": "the marker line before the edit", "new_string": "the marker line after the edit"})),
-		user(toolResult("toolu_e", "The file /w/big.go has been updated successfully.", false)),
-		assistant(toolUse("toolu_again", "Read", obj{"file_path": "/w/big.go"})),
-		user(toolResult("toolu_again", "File unchanged since last read. The content from the earlier Read tool_result in this conversation is still current — refer to that instead of re-reading.", false)))
-	res := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
-	require.NoError(t, validate.Request(res.Body))
-	ms := gjson.GetBytes(res.Body, "messages").Array()
-	last := ms[len(ms)-1].Get("content.0.content").String()
+		user(toolResult("toolu_e", "The file /w/big.go has been updated successfully.", false)))
+	msgs = append(msgs, rereadUnchanged("/w/big.go")...)
+	last := lastResult(t, project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs))
 	assert.Contains(t, last, "the marker line after the edit", "the restored file has the edit")
 	assert.NotContains(t, last, "the marker line before the edit")
 }
@@ -170,13 +188,7 @@ func TestPartialReadDroppedAfterEdit(t *testing.T) {
 		user(toolResult("toolu_1", part.String(), false)),
 		assistant(toolUse("toolu_2", "Edit", obj{"file_path": "/w/a.go", "old_string": "line 12 of a.go", "new_string": "line twelve, edited"})),
 		user(toolResult("toolu_2", "The file /w/a.go has been updated successfully.", false))}
-	var res *Result
-	for i := 0; res == nil || !strings.Contains(res.Stats.Note, "reprojections=1"); i++ {
-		require.Less(t, i, 200, "no re-projection")
-		id := fmt.Sprintf("toolu_b%03d", i)
-		msgs = append(msgs, assistant(toolUse(id, "Bash", obj{"command": "echo " + id})), user(toolResult(id, fileLines(id, 40), false)))
-		res = project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
-	}
+	res := projectUntilReprojected(t, msgs)
 	require.NoError(t, validate.Request(res.Body))
 	s := string(res.Body)
 	assert.NotContains(t, s, "line 12 of a.go", "the partial read is not served as it was before the edit")
