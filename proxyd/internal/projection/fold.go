@@ -362,11 +362,10 @@ func (f *fold) staleKept(key string, c int) bool {
 func (f *fold) renderGen(list []*entry, notes [][]byte) []served {
 	var out []served
 	for _, e := range list {
-		id := e.id()
-		use := fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, e.tool, e.input)
-		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, id, e.content)
+		use := e.useBlock()
+		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, e.id(), e.content)
 		out = append(out,
-			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: f.cfg.tok(stringOf(use))},
+			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: e.useTokens},
 			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
 		)
 	}

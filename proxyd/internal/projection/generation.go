@@ -98,15 +98,15 @@ func (f *fold) estimates() []cutEstimate {
 	for _, e := range f.world.entries {
 		since := f.step - f.world.used[e.key]
 		if since < workingSteps {
-			ws += e.tokens
+			ws += e.size()
 		}
 		upto := n - 1
 		if g, ok := f.where[e]; ok && g < upto {
 			upto = g
 		}
-		all[upto] += e.tokens
+		all[upto] += e.size()
 		if since <= 1 {
-			pinned[upto] += e.tokens
+			pinned[upto] += e.size()
 		}
 	}
 	t := f.targetFrom(ws)
@@ -135,7 +135,7 @@ func (f *fold) target() int {
 	ws := 0
 	for _, e := range f.world.entries {
 		if f.step-f.world.used[e.key] < workingSteps {
-			ws += e.tokens
+			ws += e.size()
 		}
 	}
 	return f.targetFrom(ws)
@@ -153,10 +153,10 @@ func (f *fold) targetFrom(ws int) int {
 const workingSteps = 8
 
 // room is how many tokens of world entries a rebuild from cut c keeps,
-// given the tokens of the generations before it: what the target leaves,
-// but never less than a share of it, so a rebuild of the young part does
-// not drop what was just observed because the old part is large (that
-// part is then cheaper to rebuild from a deeper cut).
+// given the tokens of the generations before it: what the target leaves.
+// When the old part already fills the target, a rebuild from c keeps only
+// the entries the last two turns used (see estimates), and one that would
+// keep none is not an option (see chooseCut).
 func (f *fold) room(c, keptSnap int) int {
 	t := f.target()
 	if c == 0 {
@@ -203,7 +203,10 @@ func (f *fold) tailKeepTokens() int {
 // chooseCut returns the cut whose accumulated read cost most exceeds the
 // cost of writing what it rebuilds, or -1 when no rebuild pays yet.
 // Before the projection engages the only cut is the whole conversation,
-// and the decision looks ahead (see engagePays).
+// and the decision looks ahead (see engagePays). A cut after the goal
+// whose rebuild would keep no entry is never chosen: a generation needs
+// an entry to carry its note, so reproject would rebuild from an earlier
+// cut, at that cut's cost, which its own account decides.
 func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 	if !f.engaged() {
 		if f.engagePays(now, current, est[0]) {
@@ -213,6 +216,9 @@ func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 	}
 	best, bestNet := -1, 0.0
 	for c := range f.acc {
+		if c > 0 && est[c].rebuilt == 0 {
+			continue
+		}
 		write := est[c].rebuilt + f.tailKeepTokens() + current
 		net := f.acc[c] - rebuildMargin*f.cfg.writePrice*float64(write)
 		if net >= 0 && (best < 0 || net > bestNet) {

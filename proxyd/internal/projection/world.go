@@ -28,6 +28,9 @@ type entry struct {
 	text    string // the content's text (for Edit application)
 	short   bool   // content is a head-and-tail digest of text
 	tokens  int    // estimated tokens of content, plus entryOverhead
+	// useTokens is the estimate of the re-emitted call (its tool_use
+	// block), set when the entry is put.
+	useTokens int
 
 	ver int // how many times the key was put before this version
 
@@ -91,6 +94,17 @@ func syntheticID(key string, ver int) string {
 
 func (e *entry) id() string { return syntheticID(e.key, e.ver) }
 
+// useBlock is the entry's re-emitted call.
+func (e *entry) useBlock() []byte {
+	return fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, e.id(), e.tool, e.input)
+}
+
+// size is what the entry adds to a served context: its call and its
+// result. Budgets, the working set and eviction count it; a note naming a
+// dropped entry quotes its result's tokens only, what a repeated call
+// returns.
+func (e *entry) size() int { return e.tokens + e.useTokens }
+
 func (w *world) put(e *entry, step int) {
 	if old, ok := w.entries[e.key]; ok && old.tool == e.tool && bytes.Equal(old.content, e.content) {
 		w.used[old.key] = step // the same observation again: it is still in view
@@ -104,6 +118,7 @@ func (w *world) put(e *entry, step int) {
 	if e.tokens == 0 {
 		e.tokens = w.tok(stringOf(e.content)) + entryOverhead
 	}
+	e.useTokens = w.tok(stringOf(e.useBlock()))
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
 	delete(w.evictedAt, e.key)
@@ -163,7 +178,7 @@ func (w *world) dropped() []string {
 func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool) int {
 	total := 0
 	for _, e := range cands {
-		total += e.tokens
+		total += e.size()
 	}
 	if total <= budget {
 		return 0
@@ -178,7 +193,7 @@ func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool)
 		if age <= 1 {
 			continue
 		}
-		cs = append(cs, cand{e, int64(e.tokens) * int64(age)})
+		cs = append(cs, cand{e, int64(e.size()) * int64(age)})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].score != cs[j].score {
@@ -196,7 +211,7 @@ func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool)
 			how = staleHint(c.e)
 		}
 		w.drop(c.e.key, how, step)
-		total -= c.e.tokens
+		total -= c.e.size()
 		n++
 	}
 	return n

@@ -1,0 +1,77 @@
+package projection
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
+)
+
+// foldOf folds a conversation the way the engine does for one request
+// and returns the fold's state.
+func foldOf(t *testing.T, cfg Config, msgs []obj) *fold {
+	t.Helper()
+	in := gate.Parse(reqBody(msgs))
+	req := parseRequest(in)
+	raws, err := splitMessages(req.messages)
+	require.NoError(t, err)
+	r := cfg.resolve(Window(req.model.String(), ""))
+	r.overhead, r.origOverhead = overheads(r.tok, req, projectSystem(req.system), cfg.TrimTools)
+	f, _, err := New(cfg).fold(r, raws)
+	require.NoError(t, err)
+	return f
+}
+
+// TestBudgetCountsWhatAGenerationServes: the size the budget, the working
+// set and eviction count for an entry is what it adds to a generation, its
+// call as well as its result. Commands with long command lines and short
+// output make the call most of it.
+func TestBudgetCountsWhatAGenerationServes(t *testing.T) {
+	msgs := []obj{user(text("Check the fixtures."))}
+	for i := range 120 {
+		id := fmt.Sprintf("toolu_%03d", i)
+		cmd := fmt.Sprintf("python3 -c \"import json; print(len(json.load(open('fixture_%02d.json'))))\" %s", i, strings.Repeat("--verbose ", 20))
+		msgs = append(msgs, bashPair(id, cmd, fmt.Sprint(i))...)
+	}
+	f := foldOf(t, Config{AlwaysEngage: true, BudgetTokens: 3000}, msgs)
+	require.NotEmpty(t, f.gens, "the conversation was re-projected")
+	for i, g := range f.gens {
+		calls, sum := 0, 0
+		for _, e := range g.list {
+			sum += e.size()
+			calls += e.useTokens
+		}
+		notes := 0
+		for _, m := range g.msgs {
+			for j, k := range m.kinds {
+				if k == "text" {
+					notes += f.cfg.tok(stringOf(m.blocks[j]))
+				}
+			}
+		}
+		assert.Equal(t, g.tokens, sum+notes, "generation %d: served tokens are its entries' sizes and its notes", i)
+		assert.Greater(t, calls, sum/2, "generation %d: the calls are most of it", i)
+	}
+}
+
+// TestEmptyCutIsNotChosen: a cut whose rebuild would keep no entry (the
+// old generation fills the target and nothing was used in the last two
+// turns) is not chosen however much its account holds, since the rebuild
+// would fall back to the goal's cut and write everything after it; the
+// goal's cut is chosen only when its own account pays for that.
+func TestEmptyCutIsNotChosen(t *testing.T) {
+	f := newFold(Config{}.resolve(200_000))
+	f.reprojections = 1
+	f.gens = []gen{{tokens: 9000}}
+	f.acc = []float64{1000, 50_000}
+	est := []cutEstimate{{kept: 400, rebuilt: 6000}, {kept: 9400, rebuilt: 0}}
+	assert.Equal(t, -1, f.chooseCut(20_000, 100, est), "the empty cut is skipped, the goal's cut does not pay yet")
+	f.acc[0] = 50_000
+	assert.Equal(t, 0, f.chooseCut(20_000, 100, est), "the goal's cut pays on its own account")
+	est[1].rebuilt = 500
+	assert.Equal(t, 1, f.chooseCut(20_000, 100, est), "a cut that keeps an entry is an option")
+}
