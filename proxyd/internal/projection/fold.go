@@ -400,7 +400,7 @@ func (f *fold) notes(keys []string, extras [][]byte) [][]byte {
 	var out [][]byte
 	if len(keys) > 0 {
 		var sb strings.Builder
-		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; if you need one again, repeat the call (it is not a loop):\n")
+		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop):\n")
 		for i, k := range keys {
 			if i == maxDropNotes {
 				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)

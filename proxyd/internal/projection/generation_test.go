@@ -75,3 +75,21 @@ func TestEmptyCutIsNotChosen(t *testing.T) {
 	est[1].rebuilt = 500
 	assert.Equal(t, 1, f.chooseCut(20_000, 100, est), "a cut that keeps an entry is an option")
 }
+
+// TestClip: a call quoted in a note is its first line, at most n bytes,
+// never cut inside a character, and a cut is marked.
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"go test ./...", 20, "go test ./..."},
+		{"python3 -c \"\nimport json\"", 20, "python3 -c \"…"},
+		{strings.Repeat("a", 12), 10, "aaaaaaaaaa…"},
+		{"aaaaaaaaé", 10, "aaaaaaaaé"},
+		{"aaaaaaaaaé", 10, "aaaaaaaaa…"}, // é is 2 bytes: cutting at 10 would split it
+	} {
+		assert.Equal(t, c.want, clip(c.in, c.n), "clip(%q, %d)", c.in, c.n)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 )
@@ -232,17 +233,19 @@ func (w *world) ordered() []*entry {
 	return out
 }
 
-// recallHint says what an entry held and how to see it again.
+// recallHint names a dropped entry's call and the size of its result, as
+// the snapshot note lists it; the note says once how to see a result
+// again (repeat its call).
 func recallHint(e *entry) string {
 	switch {
 	case e.path != "" && e.firstLine > 0:
-		return fmt.Sprintf("Read %s (lines %d-%d, ~%d tokens): call Read again to see it", e.path, e.firstLine, e.lastLine, e.tokens)
+		return fmt.Sprintf("Read %s (lines %d-%d, ~%d tokens)", e.path, e.firstLine, e.lastLine, e.tokens)
 	case e.path != "":
-		return fmt.Sprintf("Read %s (~%d tokens): call Read again to see it", e.path, e.tokens)
+		return fmt.Sprintf("Read %s (~%d tokens)", e.path, e.tokens)
 	case e.tool == "Bash":
-		return fmt.Sprintf("Bash `%s` (~%d tokens of output): run it again if you need the output", clip(gjson.GetBytes(e.input, "command").String(), 160), e.tokens)
+		return fmt.Sprintf("Bash `%s` (~%d tokens)", clip(gjson.GetBytes(e.input, "command").String(), 160), e.tokens)
 	default:
-		return fmt.Sprintf("%s %s (~%d tokens): repeat the call if you need the result", e.tool, clip(string(e.input), 160), e.tokens)
+		return fmt.Sprintf("%s %s (~%d tokens)", e.tool, clip(string(e.input), 160), e.tokens)
 	}
 }
 
@@ -254,11 +257,23 @@ func staleHint(e *entry) string {
 	return recallHint(e) + " (the earlier copy shown above is out of date)"
 }
 
+// clip shortens s to its first line and at most n bytes, cut on a rune
+// boundary, and marks a cut with "…".
 func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
+	cut := false
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s, cut = s[:i], true
 	}
-	return s[:n] + "…"
+	if len(s) > n {
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], true
+	}
+	if cut {
+		return s + "…"
+	}
+	return s
 }
 
 // numbering is how a Read result numbers its lines ("     1→" in older
