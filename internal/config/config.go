@@ -51,7 +51,7 @@ type Proxy struct {
 
 // Projection configures the worker's context projection.
 type Projection struct {
-	BudgetTokens    int  `toml:"budget_tokens" doc:"pins the world budget in tokens of the worker's projected context; 0 follows the session's working set around 3.3% of the model's context window (6,600 tokens of 200K), between 0.6 and 1.6 times that"`
+	BudgetTokens    int  `toml:"budget_tokens" doc:"pins the world budget in tokens of the worker's projected context; 0 follows the session's working set around 3.3% of the model's context window (6,600 tokens of 200K), between 0.2 and 1.6 times that"`
 	ThresholdTokens int  `toml:"threshold_tokens" doc:"how many tokens the tail must grow before a re-projection is considered (when and how much to re-project is then decided by its predicted billed cost); 0 means 30% of the budget"`
 	TrimTools       bool `toml:"trim_tools" doc:"drop tool schemas the worker's contract does not use (never a tool the conversation has already called)"`
 }

@@ -126,7 +126,7 @@ const outputCap = 200
 
 // Budget is the world budget for a model window when none is configured:
 // 3.3% of the window (6,600 tokens of 200K). The snapshot a re-projection
-// leaves follows the session's working set within 0.6 to 1.6 times it.
+// leaves follows the session's working set within 0.2 to 1.6 times it.
 // Chosen on the whole replay panel (docs/projection.md).
 func Budget(window int) int { return window * 33 / 1000 }
 
