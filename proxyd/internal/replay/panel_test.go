@@ -77,7 +77,7 @@ func TestPanel(t *testing.T) {
 		budget      int
 		raw, billed float64
 	}{
-		{"default", 0, 3.5, 1.8},
+		{"default", 0, 3.5, 2.0},
 		{"budget-30%", def * 7 / 10, 3, 1.7},
 		{"budget+30%", def * 13 / 10, 3, 1.7},
 	} {
