@@ -14,6 +14,7 @@ package gate
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"runtime/debug"
@@ -22,6 +23,7 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+	"github.com/valyala/fastjson"
 
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
@@ -108,10 +110,42 @@ func (b *Body) JSON() gjson.Result { return b.json }
 func (b *Body) Check() {
 	b.check.Do(func() {
 		go func() {
-			b.valid = gjson.ValidBytes(b.raw)
+			b.valid = valid(b.raw)
 			close(b.done)
 		}()
 	})
+}
+
+// valid reports whether raw is valid JSON, exactly as gjson's validator
+// does (FuzzValid holds them equal). fastjson's validator skips the inside
+// of a string with IndexByte, about three times faster than gjson's byte
+// loop on a large body, but it misses a control character before an
+// escape in a string; a body with no byte below 0x20 (a compact one, as
+// clients send) cannot have one.
+func valid(raw []byte) bool {
+	if hasControl(raw) {
+		return gjson.ValidBytes(raw)
+	}
+	return fastjson.ValidateBytes(raw) == nil
+}
+
+// hasControl reports whether b holds a byte below 0x20, eight bytes at a
+// time: a byte of x is below 0x20 exactly when subtracting 0x20 from it
+// borrows into a high bit it did not have.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; len(b) >= 8; b = b[8:] {
+		x := binary.LittleEndian.Uint64(b)
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // Valid reports whether the body is valid JSON, waiting for Check's answer

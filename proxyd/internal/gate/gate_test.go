@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
 )
 
 func TestGated(t *testing.T) {
@@ -153,4 +154,33 @@ func FuzzMembers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzValid holds Body.Valid to gjson's validator, which the engine's
+// readers (gjson and fastjson, neither validating) were written against.
+func FuzzValid(f *testing.F) {
+	for _, s := range []string{
+		`{"model":"m","messages":[{"role":"user","content":"hi \"q\" \\ \/ \b\f\n\r\t \u00e9 \ud83d\ude00"}]}`,
+		` [1, -0, 0.5, -1.5e+10, 2E-3, true, false, null, {}, [], ""] `, `"\u12"`, `"\u12G4"`, `"\x"`, "\"a\tb\"",
+		"\"\x01\"", `01`, `-`, `1.`, `1e`, `.5`, `+1`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `{"a":1}x`, `{"a":1} `, ``, ` `,
+		`nul`, `truex`, "\"\x13\\\\b\"", "\"\xff\xfe\"", `{"\u0061":"b"}`, `[[[[[[]]]]]]`, `{"a":[1,{"b":"]"}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if got, want := Parse(raw).Valid(), gjson.ValidBytes(raw); got != want {
+			t.Fatalf("Valid(%q) = %t, gjson says %t", raw, got, want)
+		}
+	})
+}
+
+func TestHasControl(t *testing.T) {
+	for i := range 256 {
+		for _, at := range []int{0, 5, 7, 8, 13, 16} {
+			b := []byte("abcdefghijklmnopq")
+			b[at] = byte(i)
+			assert.Equal(t, i < 0x20, hasControl(b), "byte %#x at %d", i, at)
+		}
+	}
+	assert.False(t, hasControl(nil))
 }
