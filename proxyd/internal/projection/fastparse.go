@@ -27,9 +27,21 @@ type scratch struct {
 	raw string // the message being read
 	off int    // how far raw has been matched
 	ok  bool   // every match so far held
+	// The message's members, its content's elements and their members,
+	// reused from message to message.
+	top, elems, sub []member
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// release forgets the message read last, so that a pooled scratch does
+// not keep the request alive.
+func (s *scratch) release() {
+	s.raw = ""
+	clear(s.top)
+	clear(s.elems)
+	clear(s.sub)
+}
 
 // expect matches the literal lit at the current position.
 func (s *scratch) expect(lit string) {
@@ -67,14 +79,13 @@ type member struct {
 	members []member
 }
 
-// object matches o at the current position and returns its members in
-// order. The first member named arr whose value is an array is matched
-// element by element, and each element that is an object member by
-// member, into elems. Nothing is decoded here: fastjson decodes a string
-// in place the first time its type is asked, so the kind of a value is
-// read from its first byte in raw.
-func (s *scratch) object(o *fastjson.Object, arr string, elems *[]member) []member {
-	var ms []member
+// object matches o at the current position and appends its members to
+// ms in order. The first member named arr (if not "") whose value is an
+// array is matched element by element into s.elems, and each element that
+// is an object member by member into s.sub. Nothing is decoded here:
+// fastjson decodes a string in place the first time its type is asked,
+// so the kind of a value is read from its first byte in raw.
+func (s *scratch) object(o *fastjson.Object, arr string, ms []member) []member {
 	s.expect("{")
 	first, seen := true, false
 	o.Visit(func(kb []byte, v *fastjson.Value) {
@@ -92,7 +103,7 @@ func (s *scratch) object(o *fastjson.Object, arr string, elems *[]member) []memb
 		s.expect(k) // an escaped key does not match: o.Visit decoded it
 		s.expect(`":`)
 		m := member{key: k, v: v, at: s.off}
-		if s.ok && elems != nil && !seen && k == arr && s.raw[s.off] == '[' {
+		if s.ok && arr != "" && !seen && k == arr && s.raw[s.off] == '[' {
 			seen = true
 			start := s.off
 			s.expect("[")
@@ -101,7 +112,7 @@ func (s *scratch) object(o *fastjson.Object, arr string, elems *[]member) []memb
 				if j > 0 {
 					s.expect(",")
 				}
-				*elems = append(*elems, s.element(e))
+				s.elems = append(s.elems, s.element(e))
 			}
 			s.expect("]")
 			if s.ok {
@@ -123,11 +134,13 @@ func (s *scratch) element(e *fastjson.Value) member {
 		return member{v: e, raw: s.value(e), at: start}
 	}
 	o, _ := e.Object()
-	sub := s.object(o, "", nil)
+	from := len(s.sub)
+	s.sub = s.object(o, "", s.sub)
 	if !s.ok {
 		return member{}
 	}
-	return member{v: e, raw: s.raw[start:s.off], at: start, members: sub}
+	// A later append may move s.sub; this view keeps the members it has.
+	return member{v: e, raw: s.raw[start:s.off], at: start, members: s.sub[from:len(s.sub):len(s.sub)]}
 }
 
 // message reads raw as slowMessage would, or reports false.
@@ -141,8 +154,9 @@ func (s *scratch) message(raw string) (message, bool) {
 	}
 	o, _ := v.Object()
 	s.raw, s.off, s.ok = raw, 0, true
-	var elems []member
-	members := s.object(o, "content", &elems)
+	s.elems, s.sub = s.elems[:0], s.sub[:0]
+	s.top = s.object(o, "content", s.top[:0])
+	members, elems := s.top, s.elems
 	if !s.ok || s.off != len(raw) {
 		return message{}, false
 	}

@@ -137,7 +137,7 @@ func splitMessages(ms gjson.Result) ([]gjson.Result, error) {
 func parseMessage(m gjson.Result, i int) (message, error) {
 	sc := scratches.Get().(*scratch)
 	msg, ok := sc.message(m.Raw)
-	sc.raw = "" // the pool must not keep the request alive
+	sc.release() // the pool must not keep the request alive
 	scratches.Put(sc)
 	if ok {
 		return msg, nil
