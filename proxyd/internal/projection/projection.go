@@ -174,6 +174,12 @@ func New(cfg Config) *Engine {
 func (e *Engine) fold(cfg resolved, raws []gjson.Result) (f *fold, remember func(), err error) {
 	key := cfg.key()
 	hashes := make([]prefixHash, len(raws))
+	var next *ahead
+	defer func() {
+		if next != nil {
+			next.stop()
+		}
+	}()
 	var prev prefixHash
 	for i, m := range raws {
 		h, err := e.keys.messageHash(prev, m, i)
@@ -181,18 +187,24 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (f *fold, remember func
 			return nil, nil, err
 		}
 		hashes[i], prev = h, h
+		if i == 0 && !e.memo.holds(key, h) {
+			// Nothing memoised starts with this message (a cold fold):
+			// the parser starts now, while the rest is hashed.
+			next = parseAhead(raws, 0, cfg.span)
+		}
 	}
 	start := 0
-	for i := len(raws) - 2; i >= 0 && f == nil; i-- {
-		if st := e.memo.get(key, hashes[i]); st != nil {
-			f, start = st.clone(), i+1
+	if next == nil {
+		for i := len(raws) - 2; i >= 0 && f == nil; i-- {
+			if st := e.memo.get(key, hashes[i]); st != nil {
+				f, start = st.clone(), i+1
+			}
 		}
+		next = parseAhead(raws, start, cfg.span)
 	}
 	if f == nil {
 		f = newFold(cfg)
 	}
-	next := parseAhead(raws, start, cfg.span)
-	defer next.stop()
 	remember = func() {}
 	for i := start; i < len(raws); i++ {
 		m, err := next.get(i)
@@ -202,7 +214,7 @@ func (e *Engine) fold(cfg resolved, raws []gjson.Result) (f *fold, remember func
 		last := i == len(raws)-1
 		if last && i > 0 {
 			st, h := f.clone(), hashes[i-1]
-			remember = func() { e.memo.put(key, h, st) }
+			remember = func() { e.memo.put(key, hashes[0], h, st) }
 		}
 		if err := f.consume(m, last); err != nil {
 			return nil, nil, err
