@@ -437,7 +437,8 @@ func userExtras(m message) [][]byte {
 // nothing curated away. note, if set, is told how each tool_result was
 // curated.
 func (f *fold) render(m message, full bool, note func(block, curation)) served {
-	s := served{role: m.role, extra: m.extra}
+	s := served{role: m.role, extra: m.extra,
+		blocks: make([][]byte, 0, len(m.blocks)), kinds: make([]string, 0, len(m.blocks))}
 	for i := range m.blocks {
 		b := &m.blocks[i]
 		raw := b.raw
