@@ -616,7 +616,7 @@ func (f *fold) observe(use block, res *block) {
 		} else {
 			e.tokens = res.contentTokenCount(f.cfg.span) + entryOverhead
 		}
-		_, e.firstLine, e.lastLine, e.numbered, _ = parseNumbered(text)
+		e.firstLine, e.lastLine, e.numbered, _ = numberedRange(text)
 		if in.Get("offset").Exists() || in.Get("limit").Exists() {
 			e.partial = true
 			e.key = fmt.Sprintf("%s#%s:%s", path, in.Get("offset").Raw, in.Get("limit").Raw)

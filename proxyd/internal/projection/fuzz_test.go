@@ -84,3 +84,28 @@ func FuzzFastMessage(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNumbered holds numberedRange (no lines kept) to parseNumbered on any
+// text, and parseNumbered's lines to the range it reports.
+func FuzzNumbered(f *testing.F) {
+	for _, s := range []string{
+		"1\tpackage main\n2\t\n3\tfunc main() {}\n",
+		"     1→alpha\n     2→beta\n<system-reminder>x</system-reminder>",
+		"40\tx\n41\ty", "File unchanged since last read", "", "\n", "7", "7\t", " 3→a\nb", "1\ta\n\n2\tb",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		lines, first, last, style, ok := parseNumbered(s)
+		f2, l2, st2, ok2 := numberedRange(s)
+		if f2 != first || l2 != last || st2 != style || ok2 != ok {
+			t.Fatalf("numberedRange(%q) = %d %d %+v %t, parseNumbered says %d %d %+v %t", s, f2, l2, st2, ok2, first, last, style, ok)
+		}
+		if ok != (len(lines) > 0) {
+			t.Fatalf("parseNumbered(%q): ok %t with %d lines", s, ok, len(lines))
+		}
+		if !ok && (first != 0 || last != 0 || style != (numbering{})) {
+			t.Fatalf("parseNumbered(%q): not numbered but reports %d %d %+v", s, first, last, style)
+		}
+	})
+}

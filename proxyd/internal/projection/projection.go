@@ -705,7 +705,7 @@ func (f *fold) visibility(now time.Time) *visibility.Export {
 			if !ref {
 				text = gjson.GetBytes(s.blocks[i], "content").String()
 			}
-			_, first, last, _, ok := parseNumbered(text)
+			first, last, _, ok := numberedRange(text)
 			if !ok {
 				continue
 			}

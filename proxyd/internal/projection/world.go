@@ -287,12 +287,28 @@ type numbering struct {
 // line numbers and numbering style. ok is false when the text is not in the
 // numbered form (a stub, an error, an image).
 func parseNumbered(s string) (lines []string, first, last int, style numbering, ok bool) {
+	return walkNumbered(s, true)
+}
+
+// numberedRange is parseNumbered without the lines: the first and last
+// line numbers and the style, with no allocation.
+func numberedRange(s string) (first, last int, style numbering, ok bool) {
+	_, first, last, style, ok = walkNumbered(s, false)
+	return first, last, style, ok
+}
+
+// walkNumbered reads the numbered lines of s, collecting their text when
+// keep is set.
+func walkNumbered(s string, keep bool) (lines []string, first, last int, style numbering, ok bool) {
 	if s == "" {
 		return nil, 0, 0, style, false
 	}
 	rest := strings.TrimSuffix(s, "\n")
-	lines = make([]string, 0, strings.Count(rest, "\n")+1)
-	for i := 0; ; i++ {
+	if keep {
+		lines = make([]string, 0, strings.Count(rest, "\n")+1)
+	}
+	n := 0 // numbered lines read
+	for {
 		row, tail, more := strings.Cut(rest, "\n")
 		rest = tail
 		j := 0
@@ -304,10 +320,7 @@ func parseNumbered(s string) (lines []string, first, last int, style numbering, 
 			k++
 		}
 		if k == j {
-			if i == 0 {
-				return nil, 0, 0, style, false
-			}
-			break // trailing non-numbered text (a reminder): stop here
+			break // not numbered: at the first line, not the form; later, trailing text (a reminder)
 		}
 		sep := ""
 		switch {
@@ -315,32 +328,31 @@ func parseNumbered(s string) (lines []string, first, last int, style numbering, 
 			sep = "\t"
 		case strings.HasPrefix(row[k:], "→"):
 			sep = "→"
-		default:
-			if i == 0 {
-				return nil, 0, 0, style, false
-			}
 		}
 		if sep == "" {
 			break
 		}
-		n, _ := strconv.Atoi(row[j:k])
-		if i == 0 {
-			first = n
+		num, _ := strconv.Atoi(row[j:k])
+		if n == 0 {
+			first = num
 			style.sep = sep
 			if j > 0 {
 				style.width = k
 			}
 		}
-		last = n
-		lines = append(lines, row[k+len(sep):])
+		last = num
+		n++
+		if keep {
+			lines = append(lines, row[k+len(sep):])
+		}
 		if !more {
 			break
 		}
 	}
-	if len(lines) == 0 {
-		lines = nil
+	if n == 0 {
+		return nil, 0, 0, numbering{}, false
 	}
-	return lines, first, last, style, len(lines) > 0
+	return lines, first, last, style, true
 }
 
 // renderNumbered numbers lines from 1 in style.
