@@ -93,3 +93,30 @@ func TestClip(t *testing.T) {
 		assert.Equal(t, c.want, clip(c.in, c.n), "clip(%q, %d)", c.in, c.n)
 	}
 }
+
+// TestEngagementHoldsTheRecentWorkingSet: until the projection engages,
+// the working set is what the last engageSteps turns used; from then on,
+// what the last workingSteps turns used.
+func TestEngagementHoldsTheRecentWorkingSet(t *testing.T) {
+	f := newFold(Config{}.resolve(200_000))
+	f.step = 20
+	for i := range 8 {
+		e := &entry{key: fmt.Sprintf("/w/f%d.go", i), tool: "Read", input: jsonObject("file_path", fmt.Sprintf("/w/f%d.go", i)), content: jsonString(strings.Repeat("x", 4000))}
+		f.world.put(e, f.step-i) // used 0..7 turns ago
+	}
+	within := func(turns int) int {
+		n := 0
+		for i := range turns {
+			n += f.world.entries[fmt.Sprintf("/w/f%d.go", i)].size()
+		}
+		return n
+	}
+	require.Greater(t, within(4), f.cfg.target*floorTenths/10, "four entries are above the floor")
+	require.Less(t, within(8), f.cfg.target*capTenths/10, "eight entries are below the cap")
+	assert.Equal(t, within(4), f.target(), "before engaging: the last 4 turns")
+	f.reprojections = 1
+	assert.Equal(t, within(8), f.target(), "engaged: the last 8 turns")
+	est := f.estimates()
+	f.reprojections = 0
+	assert.Less(t, f.estimates()[0].rebuilt, est[0].rebuilt, "the engagement's estimate keeps the smaller set")
+}
