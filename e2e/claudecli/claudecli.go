@@ -16,6 +16,7 @@
 package claudecli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -219,11 +220,69 @@ func NewEnv(t testing.TB, baseURL string) *Env {
 	}
 	git("init", "-q")
 	git("commit", "-q", "--allow-empty", "-m", "empty")
+	// Registered after t.TempDir's own removal, so they run before it: a
+	// session leaves processes behind (the SessionEnd hook's detached
+	// ingest drain) that write in the Env's directories after the client
+	// has exited, and removing the HOME under them fails the test.
+	t.Cleanup(func() { awaitStragglers(t, e.Home, stragglerWait) })
 	if keep := os.Getenv(KeepStateVar); keep != "" {
-		// Registered after t.TempDir's own removal, so it runs before it.
 		t.Cleanup(func() { keepState(t, e.StateDir(), keep) })
 	}
 	return e
+}
+
+// stragglerWait is how long a test's end waits for the processes its
+// sessions left behind before it kills them.
+const stragglerWait = 30 * time.Second
+
+// awaitStragglers waits until no process but this one runs with HOME set
+// to home, killing those still running after wait. It reads /proc; where
+// there is none it returns at once.
+func awaitStragglers(t testing.TB, home string, wait time.Duration) {
+	deadline := time.Now().Add(wait)
+	for {
+		pids := withHome(home)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Logf("claudecli: killed %d processes still running with HOME=%s after %s: %v", len(pids), home, wait, pids)
+			time.Sleep(100 * time.Millisecond)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// withHome lists the processes other than this one whose environment sets
+// HOME to home.
+func withHome(home string) []int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	want := []byte("HOME=" + home)
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", d.Name(), "environ"))
+		if err != nil {
+			continue // gone, or not ours
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // KeepStateVar names a directory into which, when set, every Env copies its

@@ -104,3 +104,35 @@ func TestRunKillsStragglers(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	assert.NoFileExists(t, marker, "the leftover child was killed with the group")
 }
+
+// TestAwaitStragglers: a process left running with the Env's HOME is
+// waited for, and killed once the wait is over; a process with another
+// HOME is left alone.
+func TestAwaitStragglers(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc")
+	}
+	home, other := t.TempDir(), t.TempDir()
+	start := func(h, d string) *exec.Cmd {
+		cmd := exec.Command("sleep", d)
+		cmd.Env = append(os.Environ(), "HOME="+h)
+		require.NoError(t, cmd.Start())
+		return cmd
+	}
+	short, long, unrelated := start(home, "0.3"), start(home, "30"), start(other, "30")
+	done := make(chan error, 1)
+	go func() { done <- long.Wait() }()
+	t.Cleanup(func() { _ = unrelated.Process.Kill(); _ = unrelated.Wait() })
+	go func() { _ = short.Wait() }()
+	began := time.Now()
+	awaitStragglers(t, home, time.Second)
+	assert.GreaterOrEqual(t, time.Since(began), time.Second, "it waited for the process that did not end")
+	select {
+	case err := <-done:
+		assert.Error(t, err, "the straggler was killed")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the straggler is still running")
+	}
+	assert.Empty(t, withHome(home))
+	assert.Equal(t, []int{unrelated.Process.Pid}, withHome(other), "another HOME's process is left alone")
+}
