@@ -362,10 +362,9 @@ func (f *fold) staleKept(key string, c int) bool {
 func (f *fold) renderGen(list []*entry, notes [][]byte) []served {
 	var out []served
 	for _, e := range list {
-		use := e.useBlock()
 		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, e.id(), e.content)
 		out = append(out,
-			served{role: "assistant", blocks: [][]byte{use}, kinds: []string{"tool_use"}, tokens: e.useTokens},
+			served{role: "assistant", blocks: [][]byte{e.use}, kinds: []string{"tool_use"}, tokens: e.useTokens},
 			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
 		)
 	}

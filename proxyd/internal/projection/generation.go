@@ -152,10 +152,10 @@ func (f *fold) targetFrom(ws int) int {
 // floorTenths and capTenths bound the working-set snapshot, in tenths of
 // the budget: it never shrinks below a fifth of it when the recent turns
 // used little (a margin for what the agent may come back to), and never
-// grows past 1.6 times it. Chosen on the replay panel (docs/projection.md):
-// a floor of 0.6 kept older entries the working set no longer used and
-// billed 1.94× on 8463c716; 0.2 bills 2.01×, and lower floors gain within
-// ±0.02 while the cache-hit ratio falls.
+// grows past 1.6 times it. Chosen on the replay panel (docs/projection.md),
+// before engageSteps: a floor of 0.6 kept older entries the working set
+// no longer used and billed 1.94× on 8463c716; 0.2 billed 2.01×, and lower
+// floors gained within ±0.02 while the cache-hit ratio fell.
 const (
 	floorTenths = 2
 	capTenths   = 16

@@ -29,8 +29,9 @@ type entry struct {
 	text    string // the content's text (for Edit application)
 	short   bool   // content is a head-and-tail digest of text
 	tokens  int    // estimated tokens of content, plus entryOverhead
-	// useTokens is the estimate of the re-emitted call (its tool_use
-	// block), set when the entry is put.
+	// use is the re-emitted call (its tool_use block, with the version's
+	// id) and useTokens its estimate, both set when the entry is put.
+	use       []byte
 	useTokens int
 
 	ver int // how many times the key was put before this version
@@ -95,11 +96,6 @@ func syntheticID(key string, ver int) string {
 
 func (e *entry) id() string { return syntheticID(e.key, e.ver) }
 
-// useBlock is the entry's re-emitted call.
-func (e *entry) useBlock() []byte {
-	return fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, e.id(), e.tool, e.input)
-}
-
 // size is what the entry adds to a served context: its call and its
 // result. Budgets, the working set and eviction count it; a note naming a
 // dropped entry quotes its result's tokens only, what a repeated call
@@ -119,7 +115,8 @@ func (w *world) put(e *entry, step int) {
 	if e.tokens == 0 {
 		e.tokens = w.tok(stringOf(e.content)) + entryOverhead
 	}
-	e.useTokens = w.tok(stringOf(e.useBlock()))
+	e.use = fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, e.id(), e.tool, e.input)
+	e.useTokens = w.tok(stringOf(e.use))
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
 	delete(w.evictedAt, e.key)
