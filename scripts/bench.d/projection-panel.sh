@@ -51,7 +51,10 @@ echo "were forwarded byte for byte. \"new content\" is the tokens the client sen
 echo "first time, which any layout writes or sends uncached at least once: the projected"
 echo "hit ratio is at most 1 − new content ÷ projected raw tokens (\"hit ceiling\"), and at"
 echo "a raw context exactly 3.5× below the baseline's (issue 8's target) at most"
-echo "\"ceiling at 3.5×\" (docs/projection.md, \"The hit-ratio ceiling\"). Median and worst"
+echo "\"ceiling at 3.5×\" (docs/projection.md, \"The hit-ratio ceiling\"). \"blind edits\" counts the"
+echo "edits whose old text the request they answer did not show, and \"billed ÷ with re-reads\""
+echo "prices what such an agent would read again first (docs/projection.md, \"Edits of text"
+echo "the request did not show\"). Median and worst"
 echo "are per column; the notes under the table say which transcripts lost records and how"
 echo "their requests were rebuilt."
 echo

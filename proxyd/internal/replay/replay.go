@@ -11,10 +11,13 @@
 //	 "budget_tokens":B, "threshold_tokens":T, "client_source":"…",
 //	 "baseline":  {"raw_tokens", "cache_write_tokens", "cache_read_tokens",
 //	               "uncached_input_tokens", "billed_equivalent",
-//	               "cache_hit_ratio", "invalid_requests", "blind_edits"},
+//	               "cache_hit_ratio", "invalid_requests", "blind_edits",
+//	               "rereads", "billed_equivalent_with_rereads"},
 //	 "projected": {same fields, plus "prefix_violations", "reprojections"},
 //	 "raw_reduction": baseline/projected raw tokens,
 //	 "billed_reduction": baseline/projected billed-equivalent input,
+//	 "billed_reduction_with_rereads": the same with the reads blind edits
+//	                     imply (below),
 //	 "engaged_requests": requests the engine projected (the rest are
 //	                     served as sent),
 //	 "new_content_tokens", "hit_ceiling", "hit_ceiling_at_target_raw":
@@ -25,7 +28,7 @@
 //	 "costlier_stops":   had the session stopped earlier (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
-//	                     "cache_hit_ratio", "invalid_requests",
+//	                     "billed_reduction_with_rereads", "cache_hit_ratio", "invalid_requests",
 //	                     "prefix_violations", "hit_ceiling",
 //	                     "hit_ceiling_at_target_raw"} (several transcripts only)}
 //
@@ -110,6 +113,17 @@
 // the file again before editing it, a cost the billed figures leave out;
 // the projected count above the baseline's is what the projection took
 // from the agent.
+//
+// billed_reduction_with_rereads prices those reads, on both sides, as
+// such an agent would make them (rereads): before the first blind edit of
+// a file in a stretch between two of the side's rebuilds (re-projections,
+// or compactions), one more turn, which reads from the cache the request
+// it follows, and the file as the history last showed it whole (its
+// latest Read result or Write; 0 tokens when there is none), written at
+// the request's TTL and read by every later request of the stretch. The
+// edits after it in the stretch see the file and add nothing. What the
+// re-read changes in the side's later rebuilds, and the turn's own
+// output, are left out. rereads counts the files so read.
 package replay
 
 import (
@@ -147,10 +161,15 @@ type Side struct {
 	InvalidRequests  int     `json:"invalid_requests"`
 	// BlindEdits counts the edits whose old text the request they
 	// answer did not show (see the package doc).
-	BlindEdits       int    `json:"blind_edits"`
-	PrefixViolations *int   `json:"prefix_violations,omitempty"`
-	Reprojections    *int   `json:"reprojections,omitempty"`
-	FirstInvalid     string `json:"first_invalid,omitempty"`
+	BlindEdits int `json:"blind_edits"`
+	// Rereads is how many files those edits would have had the agent
+	// read again, and BilledWithRereads the billed-equivalent input with
+	// those reads (see rereads).
+	Rereads           int     `json:"rereads"`
+	BilledWithRereads float64 `json:"billed_equivalent_with_rereads"`
+	PrefixViolations  *int    `json:"prefix_violations,omitempty"`
+	Reprojections     *int    `json:"reprojections,omitempty"`
+	FirstInvalid      string  `json:"first_invalid,omitempty"`
 }
 
 // Report is the replay's result.
@@ -165,6 +184,9 @@ type Report struct {
 	Projected       Side    `json:"projected"`
 	RawReduction    float64 `json:"raw_reduction"`
 	BilledReduction float64 `json:"billed_reduction"`
+	// BilledReductionWithRereads is the billed reduction with the reads
+	// the blind edits imply on each side (see rereads).
+	BilledReductionWithRereads float64 `json:"billed_reduction_with_rereads"`
 	// Engaged is how many requests the engine projected; the others were
 	// served as the client sent them.
 	Engaged int `json:"engaged_requests"`
@@ -200,6 +222,9 @@ type Report struct {
 	Worst  *Summary  `json:"worst,omitempty"`
 
 	bu, pu cachesim.Usage
+	// bre and pre are what the sides' blind edits would have added
+	// (see rereads).
+	bre, pre cachesim.Usage
 }
 
 // Options configures a replay.
@@ -253,16 +278,20 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	var bu, pu cachesim.Usage
 	violations, reprojections := 0, 0
 	stops := stopTracker{}
-	var prev []byte
-	var prevBase []byte
+	var prev, prevBase []byte
+	var baseRe, projRe rereads
+	var prevTotal, prevBaseTotal int64
 	for i, r := range reqs {
+		var blindBase, blindProj []editCall
 		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
 			// The assistant message that answered the previous request.
-			if olds := editedText(r.messages[len(reqs[i-1].messages)]); len(olds) > 0 {
-				rep.Baseline.BlindEdits += unseen(olds, prevBase)
-				rep.Projected.BlindEdits += unseen(olds, prev)
+			if calls := editCalls(r.messages[len(reqs[i-1].messages)]); len(calls) > 0 {
+				blindBase, blindProj = unseen(calls, prevBase), unseen(calls, prev)
+				rep.Baseline.BlindEdits += len(blindBase)
+				rep.Projected.BlindEdits += len(blindProj)
 			}
 		}
+		baseRe.ttl1h, projRe.ttl1h = r.ttl == "1h", r.ttl == "1h"
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
 			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
@@ -309,6 +338,16 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		if res.Engaged {
 			rep.Engaged++
 		}
+		// The reads an agent shown less would have added (see rereads).
+		baseRe.request(r.reset)
+		projRe.request(r.reset || res.Reprojected)
+		for _, c := range blindBase {
+			baseRe.edit(c.path, fileTokens(reqs[i-1].messages, c.path, tok), prevBaseTotal)
+		}
+		for _, c := range blindProj {
+			projRe.edit(c.path, fileTokens(reqs[i-1].messages, c.path, tok), prevTotal)
+		}
+		prevBaseTotal, prevTotal = u.Total(), pu2.Total()
 		if prev != nil && !r.reset && !res.Reprojected {
 			if i := validate.PrefixBreak(prev, res.Body); i >= 0 {
 				violations++
@@ -322,36 +361,40 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.Projected.PrefixViolations = &violations
 	rep.Projected.Reprojections = &reprojections
 	rep.bu, rep.pu = bu, pu
+	rep.bre, rep.pre = baseRe.u, projRe.u
+	rep.Baseline.Rereads, rep.Projected.Rereads = baseRe.calls, projRe.calls
 	rep.NewContentTokens = fresh.n
 	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
 	return rep, nil
 }
 
-// editedText returns the old text of each Edit and MultiEdit call of
-// assistant message m (one entry per call: a MultiEdit's edits together).
-func editedText(m msg) [][]string {
+// editCalls returns the Edit and MultiEdit calls of assistant message m
+// (a MultiEdit's edits together, as one call).
+func editCalls(m msg) []editCall {
 	if m.Role != "assistant" {
 		return nil
 	}
-	var out [][]string
+	var out []editCall
 	for _, c := range m.Content {
 		b := gjson.ParseBytes(c)
 		if b.Get("type").String() != "tool_use" {
 			continue
 		}
 		in := b.Get("input")
+		call := editCall{path: in.Get("file_path").String()}
 		switch b.Get("name").String() {
 		case "Edit":
-			out = append(out, []string{in.Get("old_string").String()})
+			call.olds = []string{in.Get("old_string").String()}
 		case "MultiEdit":
-			var olds []string
 			in.Get("edits").ForEach(func(_, e gjson.Result) bool {
-				olds = append(olds, e.Get("old_string").String())
+				call.olds = append(call.olds, e.Get("old_string").String())
 				return true
 			})
-			out = append(out, olds)
+		default:
+			continue
 		}
+		out = append(out, call)
 	}
 	return out
 }
@@ -360,26 +403,26 @@ func editedText(m msg) [][]string {
 // unseen looks for (shorter ones, "}" or "end", are everywhere).
 const minShownLine = 8
 
-// unseen counts the calls of olds with a line the request body did not
-// show: in none of its messages' strings.
-func unseen(olds [][]string, body []byte) int {
+// unseen returns the calls with a line of old text the request body did
+// not show: in none of its messages' strings.
+func unseen(calls []editCall, body []byte) []editCall {
 	if body == nil {
-		return 0
+		return nil
 	}
 	shown := shownText(body)
-	n := 0
-	for _, call := range olds {
+	var out []editCall
+	for _, call := range calls {
 	lines:
-		for _, old := range call {
+		for _, old := range call.olds {
 			for _, line := range strings.Split(old, "\n") {
 				if t := strings.TrimSpace(line); len(t) >= minShownLine && !strings.Contains(shown, t) {
-					n++
+					out = append(out, call)
 					break lines
 				}
 			}
 		}
 	}
-	return n
+	return out
 }
 
 // shownText is every string of a request's messages, one per line.
@@ -427,7 +470,12 @@ func (t *stopTracker) add(base, proj cachesim.Usage) {
 func (r *Report) totals() {
 	r.Baseline.fill(r.bu)
 	r.Projected.fill(r.pu)
-	r.RawReduction, r.BilledReduction = 0, 0
+	r.Baseline.BilledWithRereads = r.Baseline.BilledEquivalent + r.bre.BilledEquivalent()
+	r.Projected.BilledWithRereads = r.Projected.BilledEquivalent + r.pre.BilledEquivalent()
+	r.RawReduction, r.BilledReduction, r.BilledReductionWithRereads = 0, 0, 0
+	if r.Projected.BilledWithRereads > 0 {
+		r.BilledReductionWithRereads = r.Baseline.BilledWithRereads / r.Projected.BilledWithRereads
+	}
 	if r.pu.Total() > 0 {
 		r.RawReduction = float64(r.bu.Total()) / float64(r.pu.Total())
 	}
@@ -567,6 +615,8 @@ func (r *Report) Table(w io.Writer) {
 		r.WorstStop, r.WorstStopRequest, r.CostlierStops, r.Requests)
 	fmt.Fprintf(w, "edits whose old text the request did not show (a re-read the billed figures leave out): %d projected, %d baseline\n",
 		r.Projected.BlindEdits, r.Baseline.BlindEdits)
+	fmt.Fprintf(w, "with those files read again (%d projected, %d baseline): billed-equivalent input %.2f× below baseline\n",
+		r.Projected.Rereads, r.Baseline.Rereads, r.BilledReductionWithRereads)
 	if s := r.repairs(); s != "" {
 		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
 	}

@@ -239,12 +239,59 @@ func TestBlindEdits(t *testing.T) {
 		call("Edit", `{"file_path":"/b.go","old_string":"not in the request","new_string":"y"}`),
 		call("Write", `{"file_path":"/c.go","content":"not in the request either"}`),
 	}}
-	olds := editedText(m)
-	require.Len(t, olds, 3)
+	calls := editCalls(m)
+	require.Len(t, calls, 3)
+	assert.Equal(t, []string{"/a.go", "/a.go", "/b.go"}, []string{calls[0].path, calls[1].path, calls[2].path})
 	body := []byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"r","content":"     1\u2192func f() string {\n     2\u2192\tx := compute(1)\n     3\u2192\treturn \"done\"\n     4\u2192}\n"}]}]}`)
-	assert.Equal(t, 2, unseen(olds, body), "the MultiEdit (one of its edits unseen) and the Edit of /b.go")
-	assert.Equal(t, 3, unseen(olds, []byte(`{"messages":[]}`)))
-	assert.Zero(t, unseen(olds, nil), "no request before it")
-	assert.Nil(t, editedText(msg{Role: "user", Content: m.Content}))
-	assert.Zero(t, unseen([][]string{{"}\n\n  end"}}, []byte(`{"messages":[]}`)), "lines under 8 characters are not looked for")
+	assert.Equal(t, calls[1:], unseen(calls, body), "the MultiEdit (one of its edits unseen) and the Edit of /b.go")
+	assert.Len(t, unseen(calls, []byte(`{"messages":[]}`)), 3)
+	assert.Empty(t, unseen(calls, nil), "no request before it")
+	assert.Nil(t, editCalls(msg{Role: "user", Content: m.Content}))
+	assert.Empty(t, unseen([]editCall{{"/a.go", []string{"}\n\n  end"}}}, []byte(`{"messages":[]}`)), "lines under 8 characters are not looked for")
+}
+
+// TestRereads checks the pricing of the reads blind edits imply: a file
+// is read once per stretch between rebuilds, its content is written at
+// the request's TTL and read by every later request of the stretch, and
+// the extra turn reads the request it follows.
+func TestRereads(t *testing.T) {
+	var r rereads
+	r.edit("/a.go", 1000, 50_000)
+	r.edit("/a.go", 1000, 51_000) // the agent already read it again
+	assert.Equal(t, 1, r.calls)
+	assert.Equal(t, cachesim.Usage{Write5m: 1000, Read: 50_000}, r.u)
+	r.request(false)
+	r.request(false)
+	assert.Equal(t, int64(52_000), r.u.Read, "two requests read the file")
+	r.request(true)
+	assert.Equal(t, int64(52_000), r.u.Read, "a rebuild ends the stretch")
+	r.request(false)
+	assert.Equal(t, int64(52_000), r.u.Read)
+	r.ttl1h = true
+	r.edit("/a.go", 400, 10_000) // a new stretch: read again
+	assert.Equal(t, 2, r.calls)
+	assert.Equal(t, int64(400), r.u.Write1h)
+	assert.InDelta(t, 1.25*1000+2*400+0.1*62_000, r.u.BilledEquivalent(), 1e-9)
+}
+
+func TestFileTokens(t *testing.T) {
+	tok := func(b []byte) int { return len(b) }
+	use := func(id, name, input string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"tool_use","id":%q,"name":%q,"input":%s}`, id, name, input))
+	}
+	res := func(id, content string, isErr bool) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"type":"tool_result","tool_use_id":%q,"content":%s,"is_error":%t}`, id, content, isErr))
+	}
+	h := []msg{
+		{Role: "assistant", Content: []json.RawMessage{use("1", "Write", `{"file_path":"/a.go","content":"12345"}`), use("2", "Read", `{"file_path":"/b.go"}`)}},
+		{Role: "user", Content: []json.RawMessage{res("1", `"ok"`, false), res("2", `"bbbbbbbbbb"`, false)}},
+	}
+	assert.Equal(t, int64(5), fileTokens(h, "/a.go", tok), "a Write shows the whole file")
+	assert.Equal(t, int64(10), fileTokens(h, "/b.go", tok))
+	assert.Zero(t, fileTokens(h, "/c.go", tok), "never shown")
+	h = append(h,
+		msg{Role: "assistant", Content: []json.RawMessage{use("3", "Read", `{"file_path":"/a.go"}`), use("4", "Read", `{"file_path":"/b.go"}`)}},
+		msg{Role: "user", Content: []json.RawMessage{res("3", `[{"type":"text","text":"abc"},{"type":"text","text":"de"}]`, false), res("4", `"no such file"`, true)}})
+	assert.Equal(t, int64(5), fileTokens(h, "/a.go", tok), "the latest view, text parts of an array")
+	assert.Equal(t, int64(10), fileTokens(h, "/b.go", tok), "an error result shows nothing")
 }
