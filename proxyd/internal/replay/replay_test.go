@@ -112,12 +112,12 @@ func TestMainJSONSchema(t *testing.T) {
 	require.Equal(t, 0, Main([]string{path, "--json"}, &out, &errb), errb.String())
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &m))
-	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops"} {
+	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops", "billed_reduction_with_rereads"} {
 		assert.Contains(t, m, key)
 	}
 	for _, side := range []string{"baseline", "projected"} {
 		s := m[side].(map[string]any)
-		for _, key := range []string{"raw_tokens", "billed_equivalent", "cache_hit_ratio", "invalid_requests", "cache_write_tokens", "cache_read_tokens", "uncached_input_tokens", "blind_edits"} {
+		for _, key := range []string{"raw_tokens", "billed_equivalent", "cache_hit_ratio", "invalid_requests", "cache_write_tokens", "cache_read_tokens", "uncached_input_tokens", "blind_edits", "rereads", "billed_equivalent_with_rereads"} {
 			assert.Contains(t, s, key, side)
 		}
 	}
@@ -128,6 +128,7 @@ func TestMainJSONSchema(t *testing.T) {
 	out.Reset()
 	require.Equal(t, 0, Main([]string{"--budget", "9000", path}, &out, &errb), errb.String())
 	assert.Contains(t, out.String(), "budget: 9000 tokens")
+	assert.Contains(t, out.String(), "with those files read again (0 projected, 0 baseline)")
 	assert.Equal(t, 2, Main(nil, &out, &errb))
 	assert.Equal(t, 1, Main([]string{"/nonexistent.jsonl"}, &out, &errb))
 }
