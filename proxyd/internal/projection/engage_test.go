@@ -82,3 +82,41 @@ func TestEngagesWhenItPaysAndKeepsOldGenerations(t *testing.T) {
 	assert.Positive(t, laterCuts, "some re-projection keeps the old generation")
 	assert.Positive(t, prev.Stats.Evicted, "the working set exceeds the budget")
 }
+
+// TestEngagesOnlyIntoACacheableProjection: a conversation whose projection
+// pays under a model that caches 1,024-token prefixes is left as sent
+// under one whose minimum is 4,096 when the projection would be shorter
+// than that (with cacheMargin): uncached, it would be billed in full on
+// every request. A larger budget makes it cacheable, and it engages.
+func TestEngagesOnlyIntoACacheableProjection(t *testing.T) {
+	opus := func(b []byte) []byte {
+		return bytes.Replace(b, []byte(`"claude-sonnet-4-5"`), []byte(`"claude-opus-4-6"`), 1)
+	}
+	run := func(cfg Config, model func([]byte) []byte) (engagedAt int, last *Result) {
+		eng := New(cfg)
+		msgs := []obj{user(text("Survey the modules."))}
+		engagedAt = -1
+		for i := range 60 {
+			id := fmt.Sprintf("toolu_%03d", i)
+			msgs = append(msgs, readPair(id, fmt.Sprintf("/w/m%02d.go", i), fileLines(id, 120))...)
+			body := model(reqBody(msgs))
+			res, err := eng.ProjectBody(context.Background(), body, "")
+			require.NoError(t, err)
+			if !res.Engaged {
+				require.True(t, bytes.Equal(body, res.Body), "request %d is served as sent", i)
+			} else if engagedAt < 0 {
+				engagedAt = i
+			}
+			last = res
+		}
+		return engagedAt, last
+	}
+	small := Config{BudgetTokens: 1500}
+	at, _ := run(small, func(b []byte) []byte { return b })
+	require.GreaterOrEqual(t, at, 0, "a 1,024-token minimum: the small projection engages")
+	at, last := run(small, opus)
+	assert.Equal(t, -1, at, "a 4,096-token minimum: it never engages")
+	assert.Contains(t, last.Stats.NotEngaged, "too short to cache")
+	at, _ = run(Config{BudgetTokens: 8000}, opus)
+	assert.GreaterOrEqual(t, at, 0, "a larger projection is cacheable and engages")
+}

@@ -72,8 +72,11 @@ type fold struct {
 	inHead        bool // no assistant message seen yet
 	reprojections int
 	reprojected   bool // at the last step
-	evictions     int
-	lastCut       int // the cut of the last re-projection
+	// uncacheable is the stable prefix (tokens) of the projection the
+	// last engagement decision declined as too short to cache, else 0.
+	uncacheable int
+	evictions   int
+	lastCut     int // the cut of the last re-projection
 }
 
 func newFold(cfg resolved) *fold {

@@ -120,3 +120,24 @@ func TestEngagementHoldsTheRecentWorkingSet(t *testing.T) {
 	f.reprojections = 0
 	assert.Less(t, f.estimates()[0].rebuilt, est[0].rebuilt, "the engagement's estimate keeps the smaller set")
 }
+
+// TestNoRebuildBelowTheCacheMinimum: a cut whose rebuilt context would be
+// too short for the model's prompt cache is not chosen, whatever its
+// account holds, even when it would write the least; one above the
+// minimum (with cacheMargin) is.
+func TestNoRebuildBelowTheCacheMinimum(t *testing.T) {
+	f := newFold(Config{}.resolve(200_000))
+	f.cfg.minCache, f.cfg.overhead = 4096, 2000
+	f.reprojections = 1
+	f.gens = []gen{{tokens: 1500}}
+	f.acc = []float64{50_000, 50_000}
+	est := []cutEstimate{{kept: 400, rebuilt: 2000}, {kept: 1900, rebuilt: 900}}
+	assert.Equal(t, -1, f.chooseCut(20_000, 100, est), "4,400 and 4,800 tokens: both under 1.25 × 4,096")
+	f.cfg.minCache = 1024
+	assert.Equal(t, 1, f.chooseCut(20_000, 100, est), "a 1,024-token minimum: the cut that writes least")
+	f.cfg.minCache = 4096
+	est[0].rebuilt = 3000
+	assert.Equal(t, 0, f.chooseCut(20_000, 100, est), "5,400 tokens from the goal's cut: cacheable, the later cut still is not")
+	est[1].rebuilt = 1300
+	assert.Equal(t, 1, f.chooseCut(20_000, 100, est), "5,200 tokens: cacheable, and it writes less")
+}

@@ -40,6 +40,7 @@ import (
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 )
 
 // Contract is the lean loop contract served after Claude Code's identity.
@@ -93,17 +94,20 @@ type resolved struct {
 	// projected and the client's system prompt and tools.
 	writePrice             float64
 	overhead, origOverhead int
-	always                 bool
-	pinned                 bool // the budget is configured, not sized
-	tok                    func(string) int
-	span                   spanFunc
+	// minCache is the model's minimum cacheable prompt length: a shorter
+	// prefix is never cached, so every request pays for it in full.
+	minCache int
+	always   bool
+	pinned   bool // the budget is configured, not sized
+	tok      func(string) int
+	span     spanFunc
 }
 
 // key identifies the parts of a resolved configuration the fold depends
 // on, for the memo.
 func (r resolved) key() string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%t/%t", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
-		r.writePrice, r.overhead, r.origOverhead, r.always, r.pinned)
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%d/%t/%t", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
+		r.writePrice, r.overhead, r.origOverhead, r.minCache, r.always, r.pinned)
 }
 
 // Window returns the context window of a model in tokens: 1M when the
@@ -299,6 +303,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	if ttl == "1h" {
 		cfg.writePrice = 2
 	}
+	cfg.minCache = cachesim.MinTokensFor(req.model.String())
 	sys := projectSystem(req.system)
 	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.TrimTools)
 	f, remember, err := e.fold(cfg, raws)

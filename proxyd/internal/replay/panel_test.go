@@ -142,7 +142,7 @@ func TestPanel(t *testing.T) {
 				if tc.budget == 0 {
 					assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.85, name)
 					// The saving holds with the files the projection hid
-					// read again (see rereads): 2.03x at worst when this
+					// read again (see rereads): 2.04x at worst when this
 					// was written.
 					assert.GreaterOrEqual(t, rep.BilledReductionWithRereads, 2.0, "%s: with re-reads", name)
 				}
