@@ -17,10 +17,12 @@
 // re-serves those before it byte-identical. Between points request n+1
 // re-serves request n's messages byte-identical, except the previous
 // current turn, which takes its curated form exactly once. The engine
-// engages only once the cost model predicts a saving; until then it serves
-// the client's body byte for byte. All of it is a pure function of the
-// request (its messages, system prompt, tools and cache time to live) and
-// the configuration: the fold is recomputed from the messages on every
+// engages only once the cost model predicts a saving, and engages or
+// rebuilds only into a context the model's prompt cache can hold (its
+// minimum cacheable length); until it engages it serves the client's body
+// byte for byte. All of it is a pure function of the request (its model,
+// messages, system prompt, tools and cache time to live) and the
+// configuration: the fold is recomputed from the messages on every
 // request, so a restarted proxy serves identical bytes.
 package projection
 
