@@ -66,6 +66,10 @@ var probeHeaders = []string{
 type Prober struct {
 	Client   *http.Client
 	Upstream *url.URL // base URL; /v1/messages/count_tokens is appended
+	// Outbound, if set, makes the built request what goes upstream: it
+	// sets the body (the count_tokens body given) and may change headers.
+	// nil sends the body as it is.
+	Outbound func(req *http.Request, body []byte)
 }
 
 // ProbeError is a count_tokens answer that was not a count.
@@ -98,6 +102,9 @@ func (p *Prober) Count(ctx context.Context, rawQuery string, h http.Header, body
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if p.Outbound != nil {
+		p.Outbound(req, body)
+	}
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		return 0, fmt.Errorf("count_tokens: %w", err)

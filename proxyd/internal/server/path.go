@@ -32,7 +32,7 @@ func (r *request) context() string { return r.session + "\x00" + r.agent }
 
 // served is what went upstream for a request, and why.
 type served struct {
-	body      []byte
+	body      []byte // before outbound's changes
 	projected bool
 	failOpen  string // why the original was forwarded; "" when that was not a fault
 	stats     *ledger.ProjectionStats
@@ -48,6 +48,15 @@ type exchange struct {
 }
 
 type exchangeKey struct{}
+
+// payload is what the exchange sends upstream: the projection, valid JSON
+// by contract (gate.Output), or the original.
+func (x *exchange) payload() *payload {
+	if x.served.projected {
+		return &payload{body: x.served.body, valid: always}
+	}
+	return &payload{body: x.served.body, valid: x.req.body.Valid}
+}
 
 // answer is what the upstream answered, gathered while the response passes.
 type answer struct {
@@ -84,11 +93,11 @@ func (s *Server) gate(r *http.Request, raw []byte) (req *request) {
 }
 
 // project decides what is served: a gated request's projection, else the
-// original; proxy.upstream_model rewritten into either. Any fault serves the
-// original and counts a fail-open.
+// original (outbound then applies proxy.upstream_model to either). Any
+// fault serves the original and counts a fail-open.
 func (s *Server) project(ctx context.Context, req *request) (out served) {
 	if !req.gated {
-		return served{body: s.withModel(req.body.Bytes(), req.body.Valid)}
+		return served{body: req.body.Bytes()}
 	}
 	if req.fault != "" {
 		return s.failOpen(req, req.fault)
@@ -113,7 +122,7 @@ func (s *Server) project(ctx context.Context, req *request) (out served) {
 		return s.failOpen(req, err.Error())
 	}
 	// The projector's output is a JSON object by contract (gate.Output).
-	out = served{body: s.withModel(p.Body, func() bool { return true }), projected: true, stats: &p.Stats}
+	out = served{body: p.Body, projected: true, stats: &p.Stats}
 	s.writeVisibility(req, p.Visibility)
 	s.projected.Add(1)
 	return out
@@ -123,7 +132,7 @@ func (s *Server) project(ctx context.Context, req *request) (out served) {
 func (s *Server) failOpen(req *request, reason string) served {
 	s.failOpens.Add(1)
 	s.log.Warn("fail-open: forwarding the original request", "id", req.id, "reason", reason)
-	return served{body: s.withModel(req.body.Bytes(), req.body.Valid), failOpen: reason}
+	return served{body: req.body.Bytes(), failOpen: reason}
 }
 
 // writeVisibility writes a projection's visibility export for the request's

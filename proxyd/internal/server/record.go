@@ -104,6 +104,9 @@ func (s *Server) row(x *exchange) (*ledger.Row, measure.Result) {
 		Projection:     x.served.stats,
 	}
 	if row.Model == "" {
+		row.Model = s.o.UpstreamModel
+	}
+	if row.Model == "" {
 		row.Model = gjson.GetBytes(x.served.body, "model").Str
 	}
 	return row, res
@@ -130,7 +133,6 @@ func (s *Server) probe(ctx context.Context, req *request) (cf counterfactual) {
 	if err != nil {
 		return counterfactual{null: "count_tokens body: " + err.Error()}
 	}
-	body = s.withModel(body, func() bool { return true })
 	ctx, cancel := context.WithTimeout(ctx, s.o.ProbeTimeout)
 	defer cancel()
 	n, err := s.prober.Count(ctx, req.query, req.header, body)

@@ -18,10 +18,15 @@
 //   - A request body is read once, parsed without a copy, never modified,
 //     and validated at most once (gate.Body), in the background for a gated
 //     request.
+//   - Every change to a request on its way upstream (the team token header
+//     removed, proxy.upstream_model written in) is made by outbound
+//     (outbound.go), once for each request sent; once_test.go holds each
+//     change to its one call site.
 //
 // A Messages request goes down one line (serveMessages): the gate reads it
 // into a request value (path.go), the projection stage decides what is
-// served, the upstream stage streams the answer through a usage tee
+// served, outbound applies the configured changes as the reverse proxy
+// sends it, the upstream stage streams the answer through a usage tee
 // (upstream.go), and the request's recorder (record.go), started at the
 // gate, probes count_tokens, takes the finished exchange and writes the
 // row. The request value is read-only after the gate; the exchange belongs
@@ -48,8 +53,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/tidwall/sjson"
 
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
@@ -128,16 +131,7 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, log: o.Logger, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
 	s.lastActive.Store(time.Now().UnixNano())
 	s.proxy = &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.SetURL(o.Upstream)
-			// Rewrite mode drops these from the outbound request; the
-			// proxy adds none of its own and keeps the client's.
-			for _, k := range forwardedHeaders {
-				if v, ok := pr.In.Header[k]; ok {
-					pr.Out.Header[k] = v
-				}
-			}
-		},
+		Rewrite:        s.rewrite,
 		Transport:      o.Transport,
 		FlushInterval:  -1,
 		ModifyResponse: s.modifyResponse,
@@ -150,13 +144,10 @@ func New(o Options) (*Server, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		Upstream: o.Upstream,
+		Outbound: func(req *http.Request, body []byte) { s.outbound(req, &payload{body: body, valid: always}) },
 	}
 	return s, nil
 }
-
-// forwardedHeaders are client headers httputil.ReverseProxy strips in
-// Rewrite mode.
-var forwardedHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
 // ServeHTTP forwards one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -173,7 +164,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
 	isCount := r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens"
 	if !gate.IsMessages(r.Method, r.URL.Path) && !(isCount && s.o.UpstreamModel != "") {
-		s.proxy.ServeHTTP(w, r)
+		s.forward(w, r, nil, nil)
 		return
 	}
 	raw, err := readBody(r)
@@ -183,8 +174,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isCount {
-		setBody(r, s.withModel(raw, gate.Parse(raw).Valid))
-		s.proxy.ServeHTTP(w, r)
+		s.forward(w, r, &payload{body: raw, valid: gate.Parse(raw).Valid}, nil)
 		return
 	}
 	s.messages.Add(1)
@@ -201,16 +191,14 @@ func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, raw []byt
 	req := s.gate(r, raw)
 	if !req.gated && s.o.ConvLog == nil {
 		// Nothing to record: the original goes up as it came.
-		setBody(r, s.withModel(raw, req.body.Valid))
-		s.proxy.ServeHTTP(w, r)
+		s.forward(w, r, &payload{body: raw, valid: req.body.Valid}, nil)
 		return
 	}
 	handOff := s.startRecorder(context.WithoutCancel(r.Context()), req)
 	x := &exchange{req: req}
 	defer func() { handOff <- x }() // after a panic too (ReverseProxy aborts a cut stream with one)
 	x.served = s.project(r.Context(), req)
-	setBody(r, x.served.body)
-	s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, x)))
+	s.forward(w, r, x.payload(), x)
 }
 
 // maxPrealloc bounds the buffer allocated up front from Content-Length.
@@ -237,20 +225,6 @@ func setBody(r *http.Request, b []byte) {
 		r.Body = http.NoBody
 	}
 	r.TransferEncoding = nil
-}
-
-// withModel applies proxy.upstream_model to a request body; valid says
-// (and is only asked when a rewrite is configured) whether the body is
-// valid JSON. Anything but a JSON object is forwarded as it is.
-func (s *Server) withModel(body []byte, valid func() bool) []byte {
-	if s.o.UpstreamModel == "" || !valid() || !gate.Parse(body).JSON().IsObject() {
-		return body
-	}
-	out, err := sjson.SetBytes(body, "model", s.o.UpstreamModel)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 // hook runs the test hook for a stage, if any.

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -719,4 +721,71 @@ func TestProjectedRejectedRetriesOriginal(t *testing.T) {
 	resp, got = do(t, rawClient(), "POST", p.URL+"/v1/messages", claudeHeaders(), orig)
 	assert.Equal(t, 400, resp.StatusCode)
 	assert.Contains(t, string(got), `"message":"no"`)
+}
+
+// Every request sent upstream passes outbound exactly once: the team token
+// never leaves the proxy, proxy.upstream_model is in every JSON body, the
+// projection is what is sent, once per gated request. TestRewriteOnce holds
+// the call sites.
+func TestOutboundOnce(t *testing.T) {
+	up := newUpstream(t)
+	rejected := []byte(`{"model":"claude-sonnet-4-6","messages":[{"role":"assistant","content":"prefill"}]}`)
+	up.set(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if bytes.Contains(body, []byte("prefill")) {
+			w.WriteHeader(400)
+			_, _ = io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"prefill"}}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, sseStream)
+	})
+	var projections atomic.Int64
+	var outbound atomic.Int64
+	p := startProxy(t, up.URL, func(o *server.Options) {
+		o.UpstreamModel = "qwen3-coder:30b"
+		o.Projector = projectorFunc(func(_ context.Context, in *gate.Input) (*gate.Output, error) {
+			projections.Add(1)
+			if bytes.Contains(in.Body.Bytes(), []byte("reject me")) {
+				return &gate.Output{Body: rejected}, nil
+			}
+			return &gate.Output{Body: []byte(`{"model":"claude-sonnet-4-6","messages":[{"role":"user","content":"projected"}]}`)}, nil
+		})
+	})
+	server.SetTestHook(p.Server, func(stage string) {
+		if stage == "outbound" {
+			outbound.Add(1)
+		}
+	})
+	h := claudeHeaders()
+	h.Set(server.TokenHeader, "team-secret")
+	c := rawClient()
+	do(t, c, "GET", p.URL+"/v1/models", h, nil)                                                      // streamed through
+	do(t, c, "POST", p.URL+"/v1/messages", h, []byte(`{"model":"m","messages":[]}`))                 // not gated
+	do(t, c, "POST", p.URL+"/v1/messages", h, []byte(`not json`))                                    // not gated, not JSON
+	do(t, c, "POST", p.URL+"/v1/messages/count_tokens", h, []byte(`{"model":"m","messages":[]}`))    // the client's count
+	do(t, c, "POST", p.URL+"/v1/messages", h, workerBody(`[{"role":"user","content":"x"}]`))         // projected, probed
+	do(t, c, "POST", p.URL+"/v1/messages", h, workerBody(`[{"role":"user","content":"reject me"}]`)) // projected, rejected, retried
+	p.Wait()
+
+	sent := up.requests("")
+	require.Len(t, sent, 9, "5 forwarded, 2 probes, 1 rejected projection and its retry")
+	assert.Equal(t, int64(len(sent)), outbound.Load(), "one outbound per request sent upstream")
+	assert.Equal(t, int64(2), projections.Load(), "one projection per gated request")
+	for _, r := range sent {
+		assert.Empty(t, r.Header.Values(server.TokenHeader), "%s %s carried the team token", r.Method, r.Path)
+		assert.Equal(t, "sk-ant-api03-SECRETAPIKEY", r.Header.Get("X-Api-Key"), "the client's credentials go up")
+		if r.Method == "POST" && json.Valid(r.Body) {
+			assert.Equal(t, 1, strings.Count(string(r.Body), `"model":`), string(r.Body))
+			assert.Contains(t, string(r.Body), `"model":"qwen3-coder:30b"`)
+		}
+	}
+	msgs := up.requests("/v1/messages")
+	require.Len(t, msgs, 5)
+	assert.Equal(t, `not json`, string(msgs[1].Body))
+	assert.Equal(t, `{"model":"qwen3-coder:30b","messages":[{"role":"user","content":"projected"}]}`, string(msgs[2].Body))
+	assert.Contains(t, string(msgs[3].Body), "prefill")
+	assert.Contains(t, string(msgs[4].Body), "reject me", "the retry sends the original")
+	rows := p.rows(t)
+	require.Len(t, rows, 2)
+	assert.Equal(t, "claude-sonnet-4-6", rows[0].Model, "the model the upstream answered with")
 }

@@ -52,9 +52,8 @@ func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
 	errBody, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	_ = resp.Body.Close()
 	reason := "upstream rejected the projected request: " + gjson.GetBytes(errBody, "error.message").String()
-	orig := s.withModel(x.req.body.Bytes(), x.req.body.Valid)
 	req := resp.Request.Clone(resp.Request.Context())
-	setBody(req, orig)
+	s.outbound(req, &payload{body: x.req.body.Bytes(), valid: x.req.body.Valid})
 	retry, err := s.o.Transport.RoundTrip(req)
 	if err != nil {
 		s.log.Warn("retry with the original request", "id", x.req.id, "err", err)
