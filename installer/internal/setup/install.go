@@ -46,7 +46,6 @@ func (o *Options) defaults() {
 // installer carries one install or uninstall run.
 type installer struct {
 	*Options
-	ctx  context.Context
 	dirs xdg.Dirs
 	jdir string
 	j    *journal.Journal
@@ -67,7 +66,7 @@ var ErrWarnings = errors.New("finished with warnings (see above)")
 // Install performs `synaxi install`. It is idempotent: a second run changes
 // nothing that the first already did and backs nothing up twice.
 func Install(ctx context.Context, opts Options) error {
-	in := newInstaller(ctx, opts)
+	in := newInstaller(opts)
 	// The journal's own directory is synaxi's, but its parents may be new
 	// too ($XDG_DATA_HOME in a fresh home): uninstall removes those it made
 	// once they are empty.
@@ -83,7 +82,7 @@ func Install(ctx context.Context, opts Options) error {
 		// Every change was recorded before it was made; save once more so
 		// the journal also holds what each step left behind, even when a
 		// later step failed.
-		err := in.install()
+		err := in.install(ctx)
 		if serr := in.record(); serr != nil && err == nil {
 			err = serr
 		}
@@ -103,9 +102,9 @@ func Install(ctx context.Context, opts Options) error {
 	return err
 }
 
-func newInstaller(ctx context.Context, opts Options) *installer {
+func newInstaller(opts Options) *installer {
 	opts.defaults()
-	in := &installer{Options: &opts, ctx: ctx, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
+	in := &installer{Options: &opts, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
 	in.jdir = journal.Dir(in.dirs)
 	return in
 }
@@ -134,7 +133,7 @@ func (in *installer) locked(fn func(*journal.Journal) error) error {
 	})
 }
 
-func (in *installer) install() error {
+func (in *installer) install(ctx context.Context) error {
 	// A settings file install cannot edit stops it before anything changes.
 	if _, err := in.readSettings(); err != nil {
 		return err
@@ -143,7 +142,7 @@ func (in *installer) install() error {
 		return err
 	}
 	if !in.NoPlugin {
-		if err := in.installPlugin(); err != nil {
+		if err := in.installPlugin(ctx); err != nil {
 			return err
 		}
 	}
@@ -153,7 +152,7 @@ func (in *installer) install() error {
 	var st *proxyctl.State
 	if !in.NoProxy {
 		var err error
-		st, err = proxyctl.Start(in.ctx, ProxyBin(in.dirs), in.dirs, in.Env)
+		st, err = proxyctl.Start(ctx, ProxyBin(in.dirs), in.dirs, in.Env)
 		if err != nil {
 			in.warnf("proxy did not start: %v\n  fix: run `synaxi doctor`; the proxy binary is %s", err, ProxyBin(in.dirs))
 		} else {
@@ -240,7 +239,7 @@ func sameDir(a, b string) (bool, error) {
 
 // installPlugin registers the marketplace and installs the plugin through
 // the CLI. A missing CLI is reported with the fix and skipped.
-func (in *installer) installPlugin() error {
+func (in *installer) installPlugin(ctx context.Context) error {
 	bin, err := claude.Find(in.Claude, in.Getenv)
 	if err != nil {
 		in.warnf("%v: the plugin was not installed\n  fix: %s", err, claude.Fix)
@@ -263,7 +262,7 @@ func (in *installer) installPlugin() error {
 	in.j.RepoRoot = root
 	cli := &claude.CLI{Bin: bin, Env: in.Env}
 
-	ms, err := cli.Marketplaces(in.ctx)
+	ms, err := cli.Marketplaces(ctx)
 	if err != nil {
 		in.warnf("%v\n  fix: check that `%s plugin marketplace list` works", err, bin)
 		return nil
@@ -271,7 +270,7 @@ func (in *installer) installPlugin() error {
 	haveMarket := slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool {
 		return m.Name == claude.Marketplace && filepath.Clean(m.Path) == filepath.Clean(root)
 	})
-	p, err := cli.Synaxi(in.ctx)
+	p, err := cli.Synaxi(ctx)
 	if err != nil {
 		in.warnf("%v", err)
 		return nil
@@ -296,7 +295,7 @@ func (in *installer) installPlugin() error {
 	}
 	if !haveMarket {
 		known := slices.ContainsFunc(ms, func(m claude.MarketplaceInfo) bool { return m.Name == claude.Marketplace })
-		ok, err := in.runCLI(cli, files, &in.j.MarketplaceAdded, !known, "plugin", "marketplace", "add", root)
+		ok, err := in.runCLI(ctx, cli, files, &in.j.MarketplaceAdded, !known, "plugin", "marketplace", "add", root)
 		if !ok || err != nil {
 			return err
 		}
@@ -304,13 +303,13 @@ func (in *installer) installPlugin() error {
 	}
 	switch {
 	case p == nil:
-		ok, err := in.runCLI(cli, files, &in.j.PluginInstalled, true, "plugin", "install", claude.PluginID)
+		ok, err := in.runCLI(ctx, cli, files, &in.j.PluginInstalled, true, "plugin", "install", claude.PluginID)
 		if !ok || err != nil {
 			return err
 		}
 		in.say("plugin: %s installed", claude.PluginID)
 	case !p.Enabled:
-		ok, err := in.runCLI(cli, files, nil, false, "plugin", "enable", claude.PluginID)
+		ok, err := in.runCLI(ctx, cli, files, nil, false, "plugin", "enable", claude.PluginID)
 		if !ok || err != nil {
 			return err
 		}
@@ -325,7 +324,7 @@ func (in *installer) installPlugin() error {
 // afterwards, what the CLI left in each file is recorded. A failed command
 // is warned about (with the command to run by hand) and reports false, and
 // its flag goes back to what it was.
-func (in *installer) runCLI(cli *claude.CLI, files []*journal.File, flag *bool, mark bool, args ...string) (bool, error) {
+func (in *installer) runCLI(ctx context.Context, cli *claude.CLI, files []*journal.File, flag *bool, mark bool, args ...string) (bool, error) {
 	was := false
 	if flag != nil {
 		was = *flag
@@ -335,7 +334,7 @@ func (in *installer) runCLI(cli *claude.CLI, files []*journal.File, flag *bool, 
 		return false, err
 	}
 	cmd := "claude " + strings.Join(args, " ")
-	_, runErr := cli.Run(in.ctx, args...)
+	_, runErr := cli.Run(ctx, args...)
 	change := cmd
 	if runErr != nil {
 		change = ""

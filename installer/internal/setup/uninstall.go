@@ -22,12 +22,12 @@ import (
 // byte (or removed if it did not exist); one changed since keeps those
 // changes and loses only synaxi's keys and lines.
 func Uninstall(ctx context.Context, opts Options) error {
-	in := newInstaller(ctx, opts)
+	in := newInstaller(opts)
 	in.retractGuidance()
 	if !journal.Exists(in.jdir) {
 		in.say("nothing to uninstall: no install journal in %s", in.jdir)
 		if !in.NoProxy {
-			in.stopProxy()
+			in.stopProxy(ctx)
 		}
 		return nil
 	}
@@ -35,20 +35,20 @@ func Uninstall(ctx context.Context, opts Options) error {
 		if j.ClaudeDir != "" {
 			in.cdir = j.ClaudeDir
 		}
-		return in.uninstall()
+		return in.uninstall(ctx)
 	})
 }
 
-func (in *installer) stopProxy() {
+func (in *installer) stopProxy(ctx context.Context) {
 	bin := ProxyBin(in.dirs)
-	if err := proxyctl.Stop(in.ctx, bin, in.dirs, in.Env); err != nil {
+	if err := proxyctl.Stop(ctx, bin, in.dirs, in.Env); err != nil {
 		in.warnf("stop the proxy: %v\n  fix: run `%s stop`", err, bin)
 		return
 	}
 	in.say("proxy: stopped")
 }
 
-func (in *installer) uninstall() error {
+func (in *installer) uninstall(ctx context.Context) error {
 	// Decide before the CLI rewrites anything which files still hold exactly
 	// what install left.
 	untouched := map[string]bool{}
@@ -56,9 +56,9 @@ func (in *installer) uninstall() error {
 		untouched[f.Path] = f.Unchanged()
 	}
 	if !in.NoProxy {
-		in.stopProxy()
+		in.stopProxy(ctx)
 	}
-	in.removePlugin()
+	in.removePlugin(ctx)
 
 	var failed []string
 	for _, f := range in.j.Files {
@@ -89,7 +89,7 @@ func (in *installer) uninstall() error {
 }
 
 // removePlugin uninstalls the plugin and marketplace, if install added them.
-func (in *installer) removePlugin() {
+func (in *installer) removePlugin(ctx context.Context) {
 	if !in.j.PluginInstalled && !in.j.MarketplaceAdded {
 		return
 	}
@@ -103,14 +103,14 @@ func (in *installer) removePlugin() {
 	}
 	cli := &claude.CLI{Bin: bin, Env: in.Env}
 	if in.j.PluginInstalled {
-		if _, err := cli.Run(in.ctx, "plugin", "uninstall", claude.PluginID); err != nil {
+		if _, err := cli.Run(ctx, "plugin", "uninstall", claude.PluginID); err != nil {
 			in.warnf("%v", err)
 		} else {
 			in.say("plugin: %s uninstalled", claude.PluginID)
 		}
 	}
 	if in.j.MarketplaceAdded {
-		if _, err := cli.Run(in.ctx, "plugin", "marketplace", "remove", claude.Marketplace); err != nil {
+		if _, err := cli.Run(ctx, "plugin", "marketplace", "remove", claude.Marketplace); err != nil {
 			in.warnf("%v", err)
 		} else {
 			in.say("plugin: marketplace %s removed", claude.Marketplace)
