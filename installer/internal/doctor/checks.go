@@ -58,7 +58,7 @@ func checkBinaries(_ context.Context, f *facts) Check {
 	}
 	if len(missing) > 0 {
 		return Check{Name: "binaries", Detail: "missing from " + bin + ": " + strings.Join(missing, ", "),
-			Fix: "run `make build && plugin/bin/synaxi install` in the checkout"}
+			Fix: setup.RebuildHint()}
 	}
 	return Check{Name: "binaries", OK: true, Detail: "all in " + bin}
 }
@@ -94,7 +94,7 @@ func checkPlugin(_ context.Context, f *facts) Check {
 	case inst:
 		return Check{Name: "plugin", Detail: claude.PluginID + " installed but disabled", Fix: "claude plugin enable " + claude.PluginID}
 	default:
-		return Check{Name: "plugin", Detail: claude.PluginID + " not installed", Fix: "synaxi install"}
+		return Check{Name: "plugin", Detail: claude.PluginID + " not installed", Fix: setup.PluginHint()}
 	}
 }
 

@@ -95,7 +95,7 @@ func Status(ctx context.Context, w io.Writer, e Env) error {
 	case inst:
 		fmt.Fprintf(tw, "plugin\t%s installed but disabled\n", claude.PluginID)
 	default:
-		fmt.Fprintf(tw, "plugin\tnot installed (run `synaxi install`)\n")
+		fmt.Fprintf(tw, "plugin\tnot installed (%s)\n", setup.PluginHint())
 	}
 	if f.composed() {
 		prev := ""

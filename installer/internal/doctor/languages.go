@@ -22,7 +22,7 @@ const languagesTimeout = 10 * time.Second
 func checkLanguages(ctx context.Context, f *facts) Check {
 	const name = "map languages"
 	bin := filepath.Join(setup.BinDir(f.d), "synaxi-mapgen")
-	rebuild := "run `make build && plugin/bin/synaxi install` in the checkout"
+	rebuild := setup.RebuildHint()
 	ctx, cancel := context.WithTimeout(ctx, languagesTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "languages", "--json").Output()
@@ -40,7 +40,16 @@ func checkLanguages(ctx context.Context, f *facts) Check {
 		return Check{Name: name, Warn: true,
 			Detail: fmt.Sprintf("parses %s only; cannot parse %s (built without cgo): maps leave those files out and say so",
 				strings.Join(rep.Parsed, ", "), strings.Join(rep.Missing, ", ")),
-			Fix: "rebuild with a C compiler (cc or gcc on PATH): " + rebuild}
+			Fix: cgoFix()}
 	}
 	return Check{Name: name, OK: true, Detail: "parses " + strings.Join(rep.Parsed, ", ")}
+}
+
+// cgoFix says how to get every language: rebuild with a C compiler in a
+// checkout; a release archive built without cgo cannot be fixed locally.
+func cgoFix() string {
+	if setup.Checkout() != "" {
+		return "rebuild with a C compiler (cc or gcc on PATH): " + setup.RebuildHint()
+	}
+	return "this copy of synaxi was built without cgo, so it cannot parse them; releases are built with cgo: `claude plugin update synaxi@synaxi` fetches the current one for your platform"
 }

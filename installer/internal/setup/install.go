@@ -81,10 +81,12 @@ func Install(ctx context.Context, opts Options) error {
 		j.ClaudeDir = in.cdir
 		// Every change was recorded before it was made; save once more so
 		// the journal also holds what each step left behind, even when a
-		// later step failed.
+		// later step failed. With no journal, nothing was changed.
 		err := in.install(ctx)
-		if serr := in.record(); serr != nil && err == nil {
-			err = serr
+		if journal.Exists(in.jdir) {
+			if serr := in.record(); serr != nil && err == nil {
+				err = serr
+			}
 		}
 		if err == nil && in.warn > 0 {
 			err = ErrWarnings
@@ -134,11 +136,23 @@ func (in *installer) locked(fn func(*journal.Journal) error) error {
 }
 
 func (in *installer) install(ctx context.Context) error {
-	// A settings file install cannot edit stops it before anything changes.
+	// A settings file install cannot edit, binaries it cannot find or a
+	// plugin it has no way to install stop it before anything changes:
+	// install either finishes or leaves the home as it was.
 	if _, err := in.readSettings(); err != nil {
 		return err
 	}
-	if err := in.copyBinaries(); err != nil {
+	src, err := in.binSource()
+	if err != nil {
+		return err
+	}
+	if err := in.preflight(src); err != nil {
+		return fmt.Errorf("%w\n  nothing was changed", err)
+	}
+	if err := in.copyBinaries(src); err != nil {
+		return err
+	}
+	if err := in.linkCLI(); err != nil {
 		return err
 	}
 	if !in.NoPlugin {
@@ -169,18 +183,58 @@ func (in *installer) install(ctx context.Context) error {
 	return nil
 }
 
-// copyBinaries copies the built binaries to the stable bin dir.
-func (in *installer) copyBinaries() error {
-	src := in.BinSource
-	if src == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find this executable: %w", err)
-		}
-		if exe, err = filepath.EvalSymlinks(exe); err == nil {
-			src = filepath.Dir(exe)
+// binSource is the directory install copies the binaries from: --from, else
+// the directory of this executable (plugin/bin in a checkout; the plugin's
+// data directory in a marketplace install, where the launcher put them).
+func (in *installer) binSource() (string, error) {
+	if in.BinSource != "" {
+		return in.BinSource, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find this executable: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return filepath.Dir(exe), nil
+}
+
+// repoRoot is the checkout to register as the marketplace: --repo, else
+// the checkout this synaxi was built in, else the one an earlier install
+// registered; "" in a marketplace install.
+func (in *installer) repoRoot() string {
+	if in.RepoRoot != "" {
+		return in.RepoRoot
+	}
+	if root := Checkout(); root != "" {
+		return root
+	}
+	return in.j.RepoRoot
+}
+
+// preflight checks what install needs before its first change: the
+// binaries the status line and the proxy run, and a way to have the
+// plugin (already installed, or a checkout to install it from).
+func (in *installer) preflight(src string) error {
+	if same, _ := sameDir(src, BinDir(in.dirs)); !same {
+		for _, name := range []string{"synaxi-statusline", "synaxi-proxyd"} {
+			if !isExec(filepath.Join(src, name)) {
+				return fmt.Errorf("%s is missing from %s\n  fix: %s", name, src, RebuildHint())
+			}
 		}
 	}
+	if in.NoPlugin || in.repoRoot() != "" {
+		return nil
+	}
+	if installed, _ := claude.InstalledOffline(in.cdir); !installed {
+		return fmt.Errorf("the synaxi plugin is not installed in Claude Code, and this synaxi was not built in a checkout to install it from\n  fix: %s", PluginInstallHint)
+	}
+	return nil
+}
+
+// copyBinaries copies the built binaries from src to the stable bin dir.
+func (in *installer) copyBinaries(src string) error {
 	dst := BinDir(in.dirs)
 	if err := in.j.MkdirAll(dst, in.record); err != nil {
 		return err
@@ -194,10 +248,7 @@ func (in *installer) copyBinaries() error {
 		from := filepath.Join(src, name)
 		data, err := os.ReadFile(from)
 		if errors.Is(err, fs.ErrNotExist) {
-			if name == "synaxi-statusline" || name == "synaxi-proxyd" {
-				in.warnf("%s is missing from %s\n  fix: run `make build` in the checkout, then `synaxi install` again", name, src)
-			}
-			continue
+			continue // preflight checked the ones install needs
 		}
 		if err != nil {
 			return fmt.Errorf("read %s: %w", from, err)
@@ -221,7 +272,7 @@ func (in *installer) copyBinaries() error {
 		}
 		copied++
 	}
-	in.say("binaries: %d copied, %d already current, in %s (add it to PATH to run `synaxi` anywhere)", copied, kept, dst)
+	in.say("binaries: %d copied, %d already current, in %s", copied, kept, dst)
 	return nil
 }
 
@@ -240,24 +291,19 @@ func sameDir(a, b string) (bool, error) {
 // installPlugin registers the marketplace and installs the plugin through
 // the CLI. A missing CLI is reported with the fix and skipped.
 func (in *installer) installPlugin(ctx context.Context) error {
+	if installed, enabled := claude.InstalledOffline(in.cdir); installed && enabled && in.repoRoot() == "" {
+		in.say("plugin: %s already installed and enabled (from its marketplace)", claude.PluginID)
+		return nil
+	}
 	bin, err := claude.Find(in.Claude, in.Getenv)
 	if err != nil {
 		in.warnf("%v: the plugin was not installed\n  fix: %s", err, claude.Fix)
 		return nil
 	}
 	in.j.Claude = bin
-	root := in.RepoRoot
+	root := in.repoRoot()
 	if root == "" {
-		if exe, err := os.Executable(); err == nil {
-			root = RepoRootFrom(filepath.Dir(exe))
-		}
-	}
-	if root == "" {
-		root = in.j.RepoRoot
-	}
-	if root == "" {
-		in.warnf("cannot find the synaxi checkout (.claude-plugin/marketplace.json) to register as a marketplace\n  fix: run `plugin/bin/synaxi install` from the checkout (after `make build`)")
-		return nil
+		return in.enableMarketplacePlugin(ctx, &claude.CLI{Bin: bin, Env: in.Env})
 	}
 	in.j.RepoRoot = root
 	cli := &claude.CLI{Bin: bin, Env: in.Env}
@@ -316,6 +362,33 @@ func (in *installer) installPlugin(ctx context.Context) error {
 		in.say("plugin: %s enabled", claude.PluginID)
 	}
 	return nil
+}
+
+// enableMarketplacePlugin enables the plugin a marketplace install put in
+// place but left disabled; with no checkout, install never adds a
+// marketplace of its own.
+func (in *installer) enableMarketplacePlugin(ctx context.Context, cli *claude.CLI) error {
+	p, err := cli.Synaxi(ctx)
+	switch {
+	case err != nil:
+		in.warnf("%v", err)
+		return nil
+	case p == nil:
+		in.warnf("%s is not installed\n  fix: %s", claude.PluginID, PluginInstallHint)
+		return nil
+	case p.Enabled:
+		in.say("plugin: %s %s already installed and enabled (%s scope)", claude.PluginID, p.Version, p.Scope)
+		return nil
+	}
+	files, err := in.backupClaudeFiles()
+	if err != nil {
+		return err
+	}
+	ok, err := in.runCLI(ctx, cli, files, nil, false, "plugin", "enable", claude.PluginID)
+	if ok && err == nil {
+		in.say("plugin: %s enabled", claude.PluginID)
+	}
+	return err
 }
 
 // runCLI runs one CLI command that changes Claude Code's files, journaled
@@ -582,4 +655,50 @@ func (in *installer) route(url string) error {
 	in.j.Routed = true
 	in.say("routing: Claude Code's model traffic goes through %s", url)
 	return nil
+}
+
+// linkCLI links synaxi into the user's bin dir (xdg.BinHome), so `synaxi`
+// runs from any shell: a symlink to the stable copy, journaled as synaxi's
+// own. A file of another kind already there is left alone with a warning.
+func (in *installer) linkCLI() error {
+	dir := xdg.BinHome()
+	link, target := filepath.Join(dir, "synaxi"), filepath.Join(BinDir(in.dirs), "synaxi")
+	if !isExec(target) {
+		return nil // no CLI among the binaries (a partial --from): nothing to link
+	}
+	if cur, err := os.Readlink(link); err == nil && cur == target {
+		in.say("cli: %s already links to %s%s", link, target, pathNote(dir, in.Getenv))
+		return nil
+	}
+	if _, err := os.Lstat(link); err == nil {
+		in.warnf("%s exists and is not synaxi's link; left alone\n  fix: remove it, or run %s directly", link, target)
+		return nil
+	}
+	if err := in.j.MkdirAll(dir, in.record); err != nil {
+		return err
+	}
+	f, err := in.j.Backup(in.jdir, link)
+	if err != nil {
+		return err
+	}
+	f.Owned = true
+	if err := f.Note("symlink to " + target); err != nil {
+		return err
+	}
+	if err := in.record(); err != nil {
+		return err
+	}
+	if err := os.Symlink(target, link); err != nil {
+		return fmt.Errorf("link %s: %w", link, err)
+	}
+	in.say("cli: linked %s to %s%s", link, target, pathNote(dir, in.Getenv))
+	return nil
+}
+
+// pathNote tells the user to add dir to PATH when it is not there.
+func pathNote(dir string, getenv func(string) string) string {
+	if slices.Contains(filepath.SplitList(getenv("PATH")), dir) {
+		return ""
+	}
+	return " (add " + dir + " to PATH to run `synaxi` anywhere)"
 }

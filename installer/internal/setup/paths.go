@@ -57,6 +57,38 @@ func RepoRootFrom(dir string) string {
 	}
 }
 
+// Checkout is the synaxi checkout this executable was built in (it runs
+// from its plugin/bin), "" when it runs from a marketplace install.
+func Checkout() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return RepoRootFrom(filepath.Dir(exe))
+}
+
+// PluginHint says how to get the plugin installed: `synaxi install` from a
+// checkout, the marketplace otherwise.
+func PluginHint() string {
+	if Checkout() != "" {
+		return "synaxi install"
+	}
+	return PluginInstallHint
+}
+
+// PluginInstallHint says how a user without a checkout gets the plugin.
+const PluginInstallHint = "in Claude Code, run `/plugin marketplace add synaxi/synaxi` and `/plugin install synaxi@synaxi`, start a new session, then run `/synaxi:setup`"
+
+// RebuildHint says how to get a complete, current set of binaries: from a
+// checkout, build and install; from a marketplace install, the plugin's
+// own update (its launcher fetches the binaries) and /synaxi:setup.
+func RebuildHint() string {
+	if Checkout() != "" {
+		return "run `make build && plugin/bin/synaxi install` in the checkout"
+	}
+	return "run `claude plugin update synaxi@synaxi`, start a Claude Code session (the plugin fetches its binaries), then run `/synaxi:setup` again"
+}
+
 func isExec(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
