@@ -7,7 +7,7 @@
 #   make bench     benchmarks; raw output and a summary in bench/RESULTS.md
 #   make e2e       only the end-to-end tests (real Claude Code CLI against a fake upstream)
 #   make install   build, then `synaxi install` (plugin, status line, proxy)
-#   make release   linux/darwin x amd64/arm64 archives + SHA256SUMS in dist/
+#   make release   release archives this machine can build (docs/release.md) + checksums
 #   make clean     remove built binaries and release archives
 
 SHELL := /bin/bash
@@ -118,13 +118,24 @@ install: build
 	echo "using $$claude ($$($$claude --version 2>/dev/null))"; \
 	SYNAXI_CLAUDE="$$claude" PATH="$$(dirname "$$claude"):$$PATH" $(BIN)/synaxi install
 
+# Release archives for every platform this machine can build with cgo (the
+# host's; the others are skipped and the summary says why), then their
+# checksums into plugin/checksums.txt. The release workflow runs the same
+# script on a native runner per platform; see docs/release.md. The archives are
+# named after the plugin version (RELEASE_VERSION, default plugin.json's); the
+# binaries carry the git version (VERSION on the command line, else the script's
+# own `git describe`, which ignores the checksums it writes).
 .PHONY: release
 release:
-	RELEASE_VERSION=$(RELEASE_VERSION) GIT_VERSION=$(VERSION) scripts/release.sh
+	$(if $(filter command line,$(origin VERSION)),GIT_VERSION=$(VERSION)) scripts/release.sh
 
-# Release archives are named after the plugin version (what the launcher
-# downloads); the binaries inside carry the git version.
-RELEASE_VERSION ?= $(shell sed -n 's/^[[:space:]]*"version"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' plugin/.claude-plugin/plugin.json | head -n 1)
+# The commands scripts/release.sh builds, "<module>/cmd/<name> <cgo 0|1>" a line.
+.PHONY: print-commands
+print-commands:
+	@for c in $(COMMANDS) $(EXTRA_COMMANDS); do \
+		cgo=0; case " $(CGO_MODULES) " in *" $${c%%/*} "*) cgo=1 ;; esac; \
+		echo "$$c $$cgo"; \
+	done
 
 .PHONY: clean
 clean:
