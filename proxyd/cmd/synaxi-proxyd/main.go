@@ -8,7 +8,7 @@
 //
 //	synaxi-proxyd [serve] [flags]   run in the foreground
 //	synaxi-proxyd start [flags]     run detached; prints the address once /health answers
-//	synaxi-proxyd stop              drain streams and stop the running instance
+//	synaxi-proxyd stop              stop accepting; streams in flight finish, then it exits
 //	synaxi-proxyd status [--json]   show the running instance and its /health
 //	synaxi-proxyd replay PATH…      replay transcripts (files or directories) through the projection
 //	synaxi-proxyd -version
@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 const usage = `usage:
   synaxi-proxyd [serve] [flags]   run in the foreground
   synaxi-proxyd start [flags]     run detached; prints the address once /health answers
-  synaxi-proxyd stop              drain streams and stop the running instance
+  synaxi-proxyd stop              stop accepting; streams in flight finish, then it exits
   synaxi-proxyd status [--json]   show the running instance and its /health
   synaxi-proxyd replay PATH…      replay transcripts (files or directories) through the projection
   synaxi-proxyd -version
@@ -121,7 +121,7 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 	fs.StringVar(&o.listen, "listen", "", "listen address host:port (default 127.0.0.1 and proxy.port)")
 	fs.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a listen address that is not loopback (exposes the proxy to the network)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
-	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long shutdown waits for in-flight streams")
+	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long shutdown (SIGTERM, SIGINT, stop) waits for in-flight streams before cutting them")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
 	fs.StringVar(&o.upstream, "upstream", "", "upstream base URL (proxy.upstream)")
 	fs.StringVar(&o.model, "upstream-model", "", "rewrite every Messages request's model to this (proxy.upstream_model)")
@@ -235,6 +235,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
 		return 1
 	}
+	// Once the listener is closed, the lock and the record go: a
+	// replacement may start on the same port while this one drains.
+	var info *proxyinfo.Info
+	onDrain := func() {
+		if info != nil {
+			daemon.Unpublish(dirs, info.PID)
+		}
+		_ = lock.Release()
+		log.Info("stopped accepting; lock released for a replacement")
+	}
 	var clog *convlog.Log
 	if cfg.Proxy.LogConversations {
 		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
@@ -252,6 +262,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		IdleExit:      cfg.Proxy.IdleExit.Std(),
 		ProbeTimeout:  cfg.Proxy.ProbeTimeout.Std(),
 		DrainTimeout:  o.drain,
+		OnDrain:       onDrain,
 	})
 	if err != nil {
 		ln.Close()
@@ -259,7 +270,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	addr := ln.Addr().String()
-	info := &proxyinfo.Info{
+	info = &proxyinfo.Info{
 		PID: os.Getpid(), Addr: addr, Port: portOf(addr), Upstream: up.String(),
 		Version: buildinfo.Version(version), Started: time.Now().UTC(),
 	}
@@ -318,7 +329,7 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func stopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("synaxi-proxyd stop", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	wait := fs.Duration("wait", 30*time.Second, "how long to wait for in-flight streams to drain")
+	wait := fs.Duration("wait", 30*time.Second, "how long to wait for the instance to stop accepting (its streams in flight finish after)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -331,7 +342,7 @@ func stopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd: stop: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "stopped pid %d (%s)\n", info.PID, info.Addr)
+	fmt.Fprintf(stdout, "stopped pid %d (%s); requests in flight finish before it exits\n", info.PID, info.Addr)
 	return 0
 }
 

@@ -8,8 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +170,80 @@ func TestVersionAndUsage(t *testing.T) {
 	for _, cmd := range []string{"serve", "start", "stop", "status", "replay", "-version"} {
 		assert.Contains(t, out, "synaxi-proxyd "+cmd, "the usage names every command")
 	}
+}
+
+// SIGTERM drains: the instance stops accepting and gives up its lock and
+// port at once, a replacement starts on the same address while the old
+// one's stream is still in flight, the stream completes byte for byte, and
+// the old process exits 0.
+func TestSIGTERMDrainsWhileReplacementServes(t *testing.T) {
+	d := isolate(t)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	const head, tail = "event: message_start\ndata: {}\n\n", "event: message_stop\ndata: {}\n\n"
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if r.URL.Path == "/v1/messages" && r.URL.RawQuery == "slow" {
+			_, _ = io.WriteString(w, head)
+			w.(http.Flusher).Flush()
+			<-release
+		}
+		_, _ = io.WriteString(w, tail)
+	}))
+	defer up.Close()
+
+	old := exec.Command(os.Args[0], "serve", "--upstream", up.URL, "--drain", "1m")
+	var oldLog bytes.Buffer
+	old.Stdout, old.Stderr = &oldLog, &oldLog
+	require.NoError(t, old.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- old.Wait() }()
+	var info *proxyinfo.Info
+	require.Eventually(t, func() bool {
+		i, err := proxyinfo.Read(d)
+		info = i
+		return err == nil && i.PID == old.Process.Pid
+	}, 10*time.Second, 20*time.Millisecond)
+
+	resp, err := http.Post("http://"+info.Addr+"/v1/messages?slow", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	buf := make([]byte, len(head))
+	_, err = io.ReadFull(resp.Body, buf)
+	require.NoError(t, err, "the stream has begun")
+
+	code, out, errOut := runCmd(t, "stop")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "stopped pid")
+	select {
+	case err := <-exited:
+		t.Fatalf("the old instance exited with a stream in flight: %v\n%s", err, oldLog.String())
+	default:
+	}
+
+	code, out, errOut = runCmd(t, "start", "--upstream", up.URL)
+	require.Equal(t, 0, code, errOut)
+	t.Cleanup(func() { runCmd(t, "stop") })
+	assert.Equal(t, info.Addr, strings.TrimSpace(out), "the replacement listens where the old one did")
+	next, err := proxyinfo.Read(d)
+	require.NoError(t, err)
+	assert.NotEqual(t, old.Process.Pid, next.PID)
+	r2, err := http.Post("http://"+info.Addr+"/v1/messages", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	b2, _ := io.ReadAll(r2.Body)
+	r2.Body.Close()
+	assert.Equal(t, tail, string(b2), "the replacement serves")
+
+	releaseOnce.Do(func() { close(release) })
+	rest, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, tail, string(rest), "the old stream completes")
+	select {
+	case err := <-exited:
+		assert.NoError(t, err, "exit 0 after the drain\n%s", oldLog.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("the old instance did not exit after its stream ended")
+	}
+	assert.Contains(t, oldLog.String(), "stopped accepting")
 }

@@ -221,8 +221,10 @@ func Start(ctx context.Context, d xdg.Dirs, exe string, args []string, env []str
 	}
 }
 
-// Stop signals the running instance to drain and exit and waits up to
-// timeout for it to release the lock.
+// Stop signals the running instance (SIGTERM) and waits up to timeout for
+// it to stop accepting: it closes its listener, then releases the lock and
+// its record, so a replacement can start on the same port at once, while
+// its requests in flight finish (up to its --drain) before it exits.
 func Stop(ctx context.Context, d xdg.Dirs, timeout time.Duration) (*proxyinfo.Info, error) {
 	info, err := Running(d)
 	if err != nil {

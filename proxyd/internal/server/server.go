@@ -74,7 +74,11 @@ type Options struct {
 	Transport     http.RoundTripper // nil: NewTransport()
 	IdleExit      time.Duration     // 0: never
 	DrainTimeout  time.Duration     // how long shutdown waits for streams; 0: 10 minutes
-	ProbeTimeout  time.Duration     // 0: 60 seconds
+	// OnDrain, if set, runs once when shutdown has closed the listener,
+	// before in-flight requests are waited for: synaxi-proxyd releases its
+	// lock and record there, so a replacement can take the port at once.
+	OnDrain      func()
+	ProbeTimeout time.Duration // 0: 60 seconds
 }
 
 // Server is the proxy. Create it with New.
@@ -88,6 +92,7 @@ type Server struct {
 	requests, messages, gated, projected, failOpens atomic.Int64
 	probeFailures, ledgerErrors, visibilityErrors   atomic.Int64
 	active, lastActive                              atomic.Int64
+	draining                                        atomic.Bool
 	pending                                         sync.WaitGroup
 	testHook                                        atomic.Pointer[func(stage string)] // tests only: runs at each stage, to fault it
 
@@ -291,13 +296,18 @@ func (s *Server) serveHealth(w http.ResponseWriter) {
 func (s *Server) Wait() { s.pending.Wait() }
 
 // Serve accepts connections on ln until ctx is done or the proxy has been
-// idle for Options.IdleExit, then drains in-flight streams (up to
-// Options.DrainTimeout) and waits for pending ledger rows.
+// idle for Options.IdleExit, then drains: it stops accepting (closing ln,
+// then running Options.OnDrain), lets in-flight requests and streams finish
+// for up to Options.DrainTimeout, cuts what is left, and waits for pending
+// ledger rows. It returns nil when nothing was cut.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	if s.o.OnDrain != nil {
+		ln = &drainListener{Listener: ln, onClose: s.o.OnDrain}
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -326,15 +336,31 @@ loop:
 			}
 		}
 	}
-	s.log.Info("shutting down", "reason", reason, "active", s.active.Load())
+	s.draining.Store(true)
+	s.log.Info("draining: no new connections; waiting for requests in flight", "reason", reason, "active", s.active.Load(), "deadline", s.o.DrainTimeout)
 	dctx, cancel := context.WithTimeout(context.Background(), s.o.DrainTimeout)
 	defer cancel()
 	err := srv.Shutdown(dctx)
-	s.pending.Wait()
 	if err != nil {
-		return fmt.Errorf("drain: %w", err)
+		cut := s.active.Load()
+		_ = srv.Close()
+		err = fmt.Errorf("drain: %d requests still in flight after %s were cut (raise --drain to wait longer): %w", cut, s.o.DrainTimeout, err)
 	}
-	return nil
+	s.pending.Wait()
+	return err
+}
+
+// drainListener runs onClose once, after the listener is closed.
+type drainListener struct {
+	net.Listener
+	once    sync.Once
+	onClose func()
+}
+
+func (l *drainListener) Close() error {
+	err := l.Listener.Close()
+	l.once.Do(l.onClose)
+	return err
 }
 
 // IsLoopback reports whether a listen address's host is a loopback address
