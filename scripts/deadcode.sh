@@ -11,9 +11,13 @@ repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 version=v0.52.0
 allow=scripts/deadcode.allow
+# Only the tool's stdout is findings. Its stderr, and the go command's (which
+# on a fresh module cache says "go: downloading ..."), goes straight through:
+# merged into $out it would be reported as unreachable functions.
 out=$(go run "golang.org/x/tools/cmd/deadcode@$version" -filter '^github.com/synaxi/synaxi/' \
-	./internal/... ./hooks/... ./proxyd/... ./mcp/... ./mapgen/... ./installer/... ./e2e/... 2>&1) || {
+	./internal/... ./hooks/... ./proxyd/... ./mcp/... ./mapgen/... ./installer/... ./e2e/...) || {
 	echo "$out" >&2
+	echo "deadcode: the tool failed (its error is above)" >&2
 	exit 1
 }
 # Drop what the allow file names: a package directory (every function in it),
