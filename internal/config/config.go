@@ -47,6 +47,11 @@ type Proxy struct {
 	DisableProjection bool     `toml:"disable_projection" doc:"never project; the proxy only forwards and measures (alias SYNAXI_DISABLE_PROJECTION)"`
 	LogConversations  bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
 	LogMaxBytes       int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated"`
+	TokenFile         string   `toml:"token_file" doc:"file holding the team token (at least 16 characters) every request must carry in the X-Synaxi-Token header, which clients send with ANTHROPIC_CUSTOM_HEADERS; required to listen beyond loopback; empty: no token"`
+	TLSCert           string   `toml:"tls_cert" doc:"PEM certificate file; with tls_key the proxy serves HTTPS"`
+	TLSKey            string   `toml:"tls_key" doc:"PEM private key file of tls_cert"`
+	OTLPEndpoint      string   `toml:"otlp_endpoint" doc:"if set, metrics are also pushed over OTLP/HTTP to this URL (e.g. http://collector:4318); OTEL_EXPORTER_OTLP_* variables configure the rest"`
+	Replica           string   `toml:"replica" doc:"this replica's name in the replica label of every metric; empty: the host name"`
 }
 
 // Projection configures the worker's context projection.
@@ -257,6 +262,10 @@ func (c *Config) Validate() error {
 		return bad("proxy.idle_exit", "must not be negative")
 	case c.Proxy.ProbeTimeout < Duration(time.Second):
 		return bad("proxy.probe_timeout", "must be at least 1s, not %s", c.Proxy.ProbeTimeout.Std())
+	case (c.Proxy.TLSCert == "") != (c.Proxy.TLSKey == ""):
+		return bad("proxy.tls_cert", "tls_cert and tls_key go together: set both (HTTPS) or neither")
+	case c.Proxy.OTLPEndpoint != "" && !validUpstream(c.Proxy.OTLPEndpoint):
+		return bad("proxy.otlp_endpoint", "must be an http:// or https:// URL with a host, not %q", c.Proxy.OTLPEndpoint)
 	case c.Proxy.LogMaxBytes < 4096:
 		return bad("proxy.log_max_bytes", "must be at least 4096, not %d", c.Proxy.LogMaxBytes)
 	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 4000:

@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -95,7 +96,6 @@ run "synaxi-proxyd serve -h" for the flags
 type options struct {
 	configPath  string
 	listen      string
-	allowRemote bool
 	logLevel    string
 	drain       time.Duration
 	showVersion bool
@@ -108,18 +108,21 @@ type options struct {
 	countTokens bool
 	idleExit    time.Duration
 	logConv     bool
+	tokenFile   string
+	tlsCert     string
+	tlsKey      string
+	otlp        string
+	replica     string
 }
 
-// parseServe reads the flags of serve and start, and refuses a listen
-// address that is not loopback unless --allow-non-loopback says otherwise.
-// Flag errors are already written to stderr when it returns.
+// parseServe reads the flags of serve and start. Flag errors are already
+// written to stderr when it returns.
 func parseServe(name string, args []string, stderr io.Writer) (*options, error) {
 	o := &options{set: map[string]bool{}}
 	fs := flag.NewFlagSet("synaxi-proxyd "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/synaxi/config.toml)")
 	fs.StringVar(&o.listen, "listen", "", "listen address host:port (default 127.0.0.1 and proxy.port)")
-	fs.BoolVar(&o.allowRemote, "allow-non-loopback", false, "allow a listen address that is not loopback (exposes the proxy to the network)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long shutdown (SIGTERM, SIGINT, stop) waits for in-flight streams before cutting them")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
@@ -131,6 +134,11 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 	fs.BoolVar(&o.countTokens, "count-tokens", true, "measure with the upstream's count_tokens (proxy.count_tokens)")
 	fs.DurationVar(&o.idleExit, "idle-exit", 0, "exit after this long without requests; 0 never (proxy.idle_exit)")
 	fs.BoolVar(&o.logConv, "log-conversations", false, "write the JSONL conversation log (proxy.log_conversations)")
+	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the team token every request must carry in "+server.TokenHeader+"; required beyond loopback (proxy.token_file)")
+	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (proxy.tls_cert)")
+	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert (proxy.tls_key)")
+	fs.StringVar(&o.otlp, "otlp-endpoint", "", "also push metrics over OTLP/HTTP to this URL (proxy.otlp_endpoint)")
+	fs.StringVar(&o.replica, "replica", "", "this replica's name in metric labels; default the host name (proxy.replica)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -138,11 +146,6 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
-	if o.listen != "" && !o.allowRemote && !server.IsLoopback(o.listen) {
-		err := fmt.Errorf("refusing to listen on %s: not a loopback address (the proxy carries your credentials); use 127.0.0.1:PORT, or --allow-non-loopback if you really mean it", o.listen)
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return nil, err
-	}
 	return o, nil
 }
 
@@ -171,6 +174,17 @@ func (o *options) apply(c *config.Proxy) {
 	}
 	if o.set["log-conversations"] {
 		c.LogConversations = o.logConv
+	}
+	for flag, v := range map[string]struct {
+		to   *string
+		from string
+	}{
+		"token-file": {&c.TokenFile, o.tokenFile}, "tls-cert": {&c.TLSCert, o.tlsCert}, "tls-key": {&c.TLSKey, o.tlsKey},
+		"otlp-endpoint": {&c.OTLPEndpoint, o.otlp}, "replica": {&c.Replica, o.replica},
+	} {
+		if o.set[flag] {
+			*v.to = v.from
+		}
 	}
 }
 
@@ -224,6 +238,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd: upstream: %v\n", err)
 		return 2
 	}
+	acc, err := teamAccess(o.listen, &cfg.Proxy)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 2
+	}
 	lock, err := daemon.Acquire(dirs)
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
@@ -234,6 +253,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
 		return 1
+	}
+	if acc.tls != nil {
+		ln = tls.NewListener(ln, acc.tls)
+	} else if !server.IsLoopback(ln.Addr().String()) {
+		log.Warn("serving plain HTTP beyond loopback: the team token and the clients' credentials cross the network in clear unless TLS ends in front (--tls-cert/--tls-key)")
 	}
 	// Once the listener is closed, the lock and the record go: a
 	// replacement may start on the same port while this one drains.
@@ -263,6 +287,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		ProbeTimeout:  cfg.Proxy.ProbeTimeout.Std(),
 		DrainTimeout:  o.drain,
 		OnDrain:       onDrain,
+		Token:         acc.token,
 	})
 	if err != nil {
 		ln.Close()
@@ -282,7 +307,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer daemon.Unpublish(dirs, info.PID)
 	log.Info("listening", "addr", addr, "upstream", up.String(), "version", info.Version,
 		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
-		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std())
+		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std(),
+		"team_token", acc.token != "", "tls", acc.tls != nil)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serve", "err", err)
 		return 1
@@ -305,8 +331,18 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	dirs := xdg.Resolve()
-	if _, err := loadConfig(o, dirs); err != nil {
+	cfg, err := loadConfig(o, dirs)
+	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd: config: %v\n", err)
+		return 2
+	}
+	acc, err := teamAccess(o.listen, &cfg.Proxy)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 2
+	}
+	if acc.token != "" || acc.tls != nil {
+		fmt.Fprintln(stderr, "synaxi-proxyd: start runs one user's proxy on loopback; with a team token or TLS run `synaxi-proxyd serve` under systemd or in a container (docs/deploy.md)")
 		return 2
 	}
 	exe, err := os.Executable()

@@ -108,7 +108,8 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
 		code, _, errOut := runCmd(t, "serve", "--listen", addr)
 		assert.Equal(t, 2, code, addr)
-		assert.Contains(t, errOut, "not a loopback address")
+		assert.Contains(t, errOut, "beyond loopback the proxy needs a team token")
+		assert.Contains(t, errOut, "--token-file")
 		code, _, startErr := runCmd(t, "start", "--listen", addr)
 		assert.Equal(t, 2, code, addr)
 		assert.Equal(t, errOut, startErr, "serve and start refuse alike")

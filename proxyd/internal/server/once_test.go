@@ -23,17 +23,17 @@ import (
 func TestRewriteOnce(t *testing.T) {
 	sites := callSites(t)
 	want := map[string][]string{
-		"withModel":           {"outbound"},                        // proxy.upstream_model
-		"Del(TokenHeader)":    {"outbound"},                        // the team token
-		"setBody":             {"outbound"},                        // the body sent
-		"SetURL":              {"rewrite"},                         // the upstream's address
-		"gate.Run":            {"project"},                         // the projection
-		"project":             {"serveMessages"},                   // what is served, decided once
-		"outbound":            {"New", "retryOriginal", "rewrite"}, // its three senders
-		"sjson.SetBytes":      {"withModel"},                       // the only JSON edit
-		"rewrite":             {"New"},                             // the reverse proxy's Rewrite
-		"proxy.ServeHTTP":     {"forward"},                         // the one way into the reverse proxy
-		"Transport.RoundTrip": {"retryOriginal"},                   // the one send around it
+		"withModel":           {"outbound"},                           // proxy.upstream_model
+		"Del(TokenHeader)":    {"outbound"},                           // the team token
+		"setBody":             {"outbound"},                           // the body sent
+		"SetURL":              {"rewrite"},                            // the upstream's address
+		"gate.Run":            {"project"},                            // the projection
+		"project":             {"serveMessages"},                      // what is served, decided once
+		"outbound":            {"New", "retryOriginal", "rewrite"},    // its three senders
+		"sjson.SetBytes":      {"withModel"},                          // the only JSON edit
+		"rewrite":             {"New"},                                // the reverse proxy's Rewrite
+		"proxy.ServeHTTP":     {"forward"},                            // the one way into the reverse proxy
+		"Transport.RoundTrip": {"retryOriginal", "upstreamReachable"}, // the sends around it (/readyz's HEAD carries nothing of a client's)
 	}
 	for call, fns := range want {
 		assert.Equal(t, fns, sites[call], "call sites of %s", call)

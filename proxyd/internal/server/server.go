@@ -39,8 +39,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +79,10 @@ type Options struct {
 	// lock and record there, so a replacement can take the port at once.
 	OnDrain      func()
 	ProbeTimeout time.Duration // 0: 60 seconds
+	// Token, if set, is the team token every request but /livez must carry
+	// in TokenHeader; a request without it is answered 401 and never
+	// forwarded.
+	Token string
 }
 
 // Server is the proxy. Create it with New.
@@ -94,7 +98,11 @@ type Server struct {
 	active, lastActive                              atomic.Int64
 	draining                                        atomic.Bool
 	pending                                         sync.WaitGroup
+	unauthorized                                    atomic.Int64
 	testHook                                        atomic.Pointer[func(stage string)] // tests only: runs at each stage, to fault it
+	tokenSum                                        [sha256.Size]byte
+	local                                           map[string]http.HandlerFunc // the proxy's own endpoints (local.go)
+	ready                                           readiness
 
 	// Ledger order: each context's latest recorder, and its last
 	// counterfactual (record.go).
@@ -135,6 +143,8 @@ func New(o Options) (*Server, error) {
 	}
 	s := &Server{o: o, log: o.Logger, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
 	s.lastActive.Store(time.Now().UnixNano())
+	s.tokenSum = sha256.Sum256([]byte(o.Token))
+	s.local = s.localEndpoints()
 	s.proxy = &httputil.ReverseProxy{
 		Rewrite:        s.rewrite,
 		Transport:      o.Transport,
@@ -154,18 +164,27 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP forwards one request.
+// ServeHTTP answers the proxy's own endpoints (local.go) and forwards
+// every other request. With a team token, every request but /livez must
+// carry it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/livez" {
+		serveLive(w, r)
+		return
+	}
+	if !s.authorized(w, r) {
+		return
+	}
+	if h, ok := s.local[r.URL.Path]; ok {
+		serveLocal(w, r, h)
+		return
+	}
 	s.active.Add(1)
 	s.touch()
 	defer func() {
 		s.active.Add(-1)
 		s.touch()
 	}()
-	if r.URL.Path == "/health" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-		s.serveHealth(w)
-		return
-	}
 	s.requests.Add(1)
 	isCount := r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens"
 	if !gate.IsMessages(r.Method, r.URL.Path) && !(isCount && s.o.UpstreamModel != "") {
@@ -264,7 +283,7 @@ type Health struct {
 	ProbeFailures    int64     `json:"probe_failures"`
 	LedgerErrors     int64     `json:"ledger_errors"`
 	VisibilityErrors int64     `json:"visibility_errors"`
-	Active           int64     `json:"active"` // requests in flight, this one excluded
+	Active           int64     `json:"active"` // forwarded requests in flight
 }
 
 // Health reports the counters.
@@ -282,14 +301,8 @@ func (s *Server) Health() Health {
 		Requests: s.requests.Load(), Messages: s.messages.Load(), Gated: s.gated.Load(),
 		Projected: s.projected.Load(), FailOpens: s.failOpens.Load(),
 		ProbeFailures: s.probeFailures.Load(), LedgerErrors: s.ledgerErrors.Load(),
-		VisibilityErrors: s.visibilityErrors.Load(), Active: s.active.Load() - 1,
+		VisibilityErrors: s.visibilityErrors.Load(), Active: s.active.Load(),
 	}
-}
-
-func (s *Server) serveHealth(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(s.Health())
 }
 
 // Wait blocks until every finished request's ledger row is written.

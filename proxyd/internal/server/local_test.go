@@ -1,0 +1,85 @@
+package server_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/proxyd/internal/server"
+)
+
+const teamToken = "team-token-0123456789abcdef"
+
+// With a team token, a request without it (or with another) is answered
+// 401 and never reaches the upstream; with it, it is forwarded without it.
+func TestTokenRequired(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up.URL, func(o *server.Options) { o.Token = teamToken })
+	c := rawClient()
+	for _, tok := range []string{"", "wrong", teamToken + "x", teamToken[:len(teamToken)-1]} {
+		h := claudeHeaders()
+		if tok != "" {
+			h.Set(server.TokenHeader, tok)
+		}
+		for _, path := range []string{"/v1/messages", "/health", "/readyz", "/metrics", "/v1/models"} {
+			resp, body := do(t, c, "POST", p.URL+path, h, workerBody(`[{"role":"user","content":"x"}]`))
+			assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s with token %q", path, tok)
+			assert.Contains(t, string(body), `"authentication_error"`)
+			assert.Contains(t, string(body), "ANTHROPIC_CUSTOM_HEADERS")
+		}
+	}
+	assert.Empty(t, up.requests(""), "no unauthorized request reaches the upstream")
+	assert.Empty(t, p.rows(t))
+
+	h := claudeHeaders()
+	h.Set(server.TokenHeader, teamToken)
+	resp, _ := do(t, c, "POST", p.URL+"/v1/messages", h, workerBody(`[{"role":"user","content":"x"}]`))
+	assert.Equal(t, 200, resp.StatusCode)
+	p.Wait()
+	sent := up.requests("")
+	require.Len(t, sent, 2, "the request and its count_tokens probe")
+	for _, r := range sent {
+		assert.Empty(t, r.Header.Values(server.TokenHeader))
+	}
+	require.Len(t, p.rows(t), 1)
+	assert.Equal(t, int64(1), p.Health().Requests, "401s are not forwarded requests")
+
+	// /livez needs no token and says nothing but ok.
+	resp, body := do(t, c, "GET", p.URL+"/livez", nil, nil)
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Equal(t, "ok\n", string(body))
+}
+
+func TestLocalEndpointsNeverForwarded(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up.URL, nil)
+	c := rawClient()
+	for _, path := range []string{"/health", "/readyz", "/livez"} {
+		resp, _ := do(t, c, "GET", p.URL+path, nil, nil)
+		assert.Equal(t, 200, resp.StatusCode, path)
+		if path != "/livez" {
+			resp, _ = do(t, c, "POST", p.URL+path, nil, []byte(`{}`))
+			assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, path)
+		}
+	}
+	for _, r := range up.requests("") {
+		assert.NotContains(t, []string{"/health", "/readyz", "/livez", "/metrics"}, r.Path)
+	}
+	assert.Equal(t, int64(0), p.Health().Requests)
+}
+
+// /readyz is 503 when the upstream cannot be reached, and while draining.
+func TestReadyz(t *testing.T) {
+	up := newUpstream(t)
+	p := startProxy(t, up.URL, nil)
+	resp, body := do(t, rawClient(), "GET", p.URL+"/readyz", nil, nil)
+	assert.Equal(t, 200, resp.StatusCode, string(body))
+	assert.Equal(t, "HEAD", up.requests("")[0].Method)
+
+	dead := startProxy(t, "http://127.0.0.1:1", nil)
+	resp, body = do(t, rawClient(), "GET", dead.URL+"/readyz", nil, nil)
+	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	assert.Contains(t, string(body), "upstream 127.0.0.1:1 unreachable")
+}
