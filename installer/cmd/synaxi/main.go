@@ -11,6 +11,7 @@
 //	synaxi status
 //	synaxi doctor [--claude PATH]
 //	synaxi savings [--session ID] [--json]
+//	synaxi savings --replay [--sessions N] [--json]
 //	synaxi report [--out FILE]
 //	synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]
 //	synaxi profile show|export [--json]|history|rollback [VERSION]|edit ID TEXT…|forget ID|exclude ID|include ID|reset
@@ -52,7 +53,8 @@ commands:
   unwrap      clean up after a wrap that was killed
   status      what is installed, running and routed, and the savings so far
   doctor      every check with a fix, and the effective configuration
-  savings     the savings ledger per session and in total (--session ID, --json)
+  savings     the savings ledger per session and in total (--session ID, --json);
+              --replay: what the projection would have saved on your recent sessions
   report      a local HTML page with charts (--out FILE)
   ingest      learn from past sessions: this repository's, --all, or FILES (progress bar on a terminal)
   profile     what synaxi learned: show, export [--json], history, rollback [VERSION], edit ID TEXT,
@@ -104,7 +106,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 0
 	case "savings":
-		return runSavings(rest, stdout, stderr)
+		return runSavings(ctx, rest, stdout, stderr)
 	case "report":
 		return runReport(rest, stdout, stderr)
 	case "ingest":
@@ -204,12 +206,17 @@ func runUnwrap(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	return 0
 }
 
-func runSavings(args []string, stdout, stderr io.Writer) int {
+func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("savings", stderr)
 	session := fs.String("session", "", "show only this session")
 	asJSON := fs.Bool("json", false, "print JSON")
+	replay := fs.Bool("replay", false, "replay your recent Claude Code sessions through the projection (nothing is sent anywhere)")
+	sessions := fs.Int("sessions", 10, "with --replay: how many of the newest sessions (each with its subagents)")
 	if fs.Parse(args) != nil {
 		return 2
+	}
+	if *replay {
+		return runReplay(ctx, *sessions, *asJSON, stdout, stderr)
 	}
 	rows, skipped, err := savings.Load(xdg.Resolve())
 	if err != nil {
@@ -265,4 +272,49 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d ledger rows)\n", path, len(rep.Rows))
 	return 0
+}
+
+// runReplay is `synaxi savings --replay`: the replay engine of the
+// synaxi-proxyd beside this synaxi (or the stable one) over the user's own
+// recent transcripts, with a progress bar on a terminal.
+func runReplay(ctx context.Context, sessions int, asJSON bool, stdout, stderr io.Writer) int {
+	if sessions < 1 {
+		fmt.Fprintln(stderr, "synaxi savings: --sessions must be at least 1")
+		return 2
+	}
+	o := savings.ReplayOptions{
+		Projects: filepath.Join(claude.Dir(os.Getenv), "projects"),
+		Sessions: sessions,
+		Proxyd:   setup.ProxyBin(xdg.Resolve()),
+	}
+	if isTerminal(stderr) {
+		o.Progress = stderr
+	}
+	rep, err := savings.Replay(ctx, o)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if asJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if len(rep.Failed) == len(rep.Conversations) {
+		fmt.Fprintf(stderr, "synaxi savings: no conversation could be replayed (see above); check `%s replay --help` runs\n", o.Proxyd)
+		return 1
+	}
+	return 0
+}
+
+// isTerminal reports whether w is a terminal (a progress bar is drawn).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

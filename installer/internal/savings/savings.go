@@ -1,11 +1,18 @@
 // Package savings turns the proxy's ledger into the `synaxi savings` report
-// and the `synaxi report` HTML page.
+// and the `synaxi report` HTML page, and replays the user's own recent
+// Claude Code sessions for `synaxi savings --replay` (replay.go).
 //
 // Every figure comes from ledger rows: savings only from rows with a
 // count_tokens counterfactual and a successful response. Rows whose probe
 // failed are counted and excluded; fail-open rows (the proxy forwarded the
 // original request after a fault) are counted and excluded from savings too,
 // since nothing was projected for them.
+//
+// The replay never imports the proxy: it runs `synaxi-proxyd replay --json`
+// (schema 1) once per transcript and reads the fields it shows; a
+// transcript that cannot be replayed is named with the reason, not fatal.
+// Median and worst are over the conversations the projection touched
+// (engaged at least once); the others are listed as not touched.
 package savings
 
 import (

@@ -1,0 +1,336 @@
+package savings
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// ReplaySchema is the version of `synaxi savings --replay --json`; fields
+// are only ever added.
+const ReplaySchema = 1
+
+// ReplayOptions select and replay the user's recent sessions.
+type ReplayOptions struct {
+	Projects string // Claude Code's projects directory (<config dir>/projects)
+	Sessions int    // the newest this many main sessions, each with its subagents
+	Proxyd   string // the synaxi-proxyd to run `replay --json` with
+	Env      []string
+	// Progress, when set, receives a progress bar (a terminal).
+	Progress io.Writer
+}
+
+// Conversation is one replayed transcript: a session's main conversation
+// or one of its subagents'.
+type Conversation struct {
+	Path     string `json:"path"`
+	Name     string `json:"name"`
+	Requests int    `json:"requests"`
+	Engaged  int    `json:"engaged_requests"` // requests the projection changed; 0: not touched
+	// The billed-equivalent input with and without the projection, and
+	// their ratio (see `synaxi-proxyd replay`).
+	BaselineBilled  float64 `json:"baseline_billed_equivalent"`
+	ProjectedBilled float64 `json:"projected_billed_equivalent"`
+	BilledReduction float64 `json:"billed_reduction"`
+	// The same counting the re-reads a shorter context implies.
+	WithRereads float64 `json:"billed_reduction_with_rereads"`
+	// Had the conversation stopped after some request: the lowest ratio,
+	// and how many stopping points cost more with the projection.
+	WorstStop     float64 `json:"worst_stop_billed_reduction"`
+	CostlierStops int     `json:"costlier_stops"`
+	Err           string  `json:"error,omitempty"` // why it could not be replayed
+}
+
+// Spread is the median and worst of a column over the conversations the
+// projection touched.
+type Spread struct {
+	Median float64 `json:"median"`
+	Worst  float64 `json:"worst"`
+	WorstN string  `json:"worst_conversation"`
+}
+
+// ReplayReport is what `synaxi savings --replay` shows.
+type ReplayReport struct {
+	Schema        int             `json:"schema"`
+	Projects      string          `json:"projects_dir"`
+	Sessions      int             `json:"sessions"`
+	Conversations []*Conversation `json:"conversations"`
+	Touched       int             `json:"touched"`
+	Untouched     []string        `json:"untouched"` // names, served as sent
+	Failed        []string        `json:"failed"`    // names, see Conversation.Err
+	// Over the touched conversations.
+	Billed      *Spread `json:"billed_reduction,omitempty"`
+	WithRereads *Spread `json:"billed_reduction_with_rereads,omitempty"`
+	WorstStop   *Spread `json:"worst_stop_billed_reduction,omitempty"`
+	// Over every replayed conversation.
+	BaselineBilled  float64 `json:"baseline_billed_equivalent"`
+	ProjectedBilled float64 `json:"projected_billed_equivalent"`
+}
+
+// RecentSessions lists the newest n main-session transcripts under
+// projects (<project>/<session>.jsonl), newest first, and with each the
+// subagent transcripts of that session (<project>/<session>/subagents/).
+func RecentSessions(projects string, n int) (sessions int, paths []string, err error) {
+	mains, err := filepath.Glob(filepath.Join(projects, "*", "*.jsonl"))
+	if err != nil {
+		return 0, nil, err
+	}
+	mtime := map[string]time.Time{}
+	mains = slices.DeleteFunc(mains, func(p string) bool {
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || strings.HasPrefix(filepath.Base(p), "agent-") {
+			return true
+		}
+		mtime[p] = fi.ModTime()
+		return false
+	})
+	if len(mains) == 0 {
+		if _, err := os.Stat(projects); errors.Is(err, fs.ErrNotExist) {
+			return 0, nil, fmt.Errorf("no Claude Code sessions: %s does not exist (is Claude Code's config elsewhere? set CLAUDE_CONFIG_DIR)", projects)
+		}
+		return 0, nil, fmt.Errorf("no Claude Code sessions in %s (its <project>/<session>.jsonl files)", projects)
+	}
+	sort.SliceStable(mains, func(i, j int) bool { return mtime[mains[i]].After(mtime[mains[j]]) })
+	if n > 0 && len(mains) > n {
+		mains = mains[:n]
+	}
+	for _, m := range mains {
+		paths = append(paths, m)
+		subs, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(m, ".jsonl"), "subagents", "*.jsonl"))
+		sort.Strings(subs)
+		paths = append(paths, subs...)
+	}
+	return len(mains), paths, nil
+}
+
+// Replay runs `synaxi-proxyd replay --json` over each of the user's recent
+// transcripts, one process each (so a progress bar can follow), and folds
+// the results. A transcript that fails is reported, not fatal.
+func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
+	n, paths, err := RecentSessions(o.Projects, o.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ReplayReport{Schema: ReplaySchema, Projects: o.Projects, Sessions: n}
+	var bar *progressbar.ProgressBar
+	if o.Progress != nil {
+		var total int64
+		for _, p := range paths {
+			if fi, err := os.Stat(p); err == nil {
+				total += fi.Size()
+			}
+		}
+		bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(o.Progress),
+			progressbar.OptionSetDescription("replay"), progressbar.OptionShowBytes(true),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(100*time.Millisecond))
+	}
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c := replayOne(ctx, o, p)
+		rep.Conversations = append(rep.Conversations, c)
+		if bar != nil {
+			if fi, err := os.Stat(p); err == nil {
+				_ = bar.Add64(fi.Size())
+			}
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	rep.fold()
+	return rep, nil
+}
+
+// replayed is the part of `synaxi-proxyd replay --json` (schema 1) shown.
+type replayed struct {
+	Schema   int `json:"schema"`
+	Requests int `json:"requests"`
+	Baseline struct {
+		Billed float64 `json:"billed_equivalent"`
+	} `json:"baseline"`
+	Projected struct {
+		Billed float64 `json:"billed_equivalent"`
+	} `json:"projected"`
+	BilledReduction float64 `json:"billed_reduction"`
+	WithRereads     float64 `json:"billed_reduction_with_rereads"`
+	Engaged         int     `json:"engaged_requests"`
+	WorstStop       float64 `json:"worst_stop_billed_reduction"`
+	CostlierStops   int     `json:"costlier_stops"`
+}
+
+func replayOne(ctx context.Context, o ReplayOptions, path string) *Conversation {
+	c := &Conversation{Path: path, Name: conversationName(path)}
+	cmd := exec.CommandContext(ctx, o.Proxyd, "replay", "--json", path)
+	cmd.Env = o.Env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		c.Err = firstLine(msg)
+		return c
+	}
+	var r replayed
+	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+		c.Err = fmt.Sprintf("%s replay printed no report: %v", o.Proxyd, err)
+		return c
+	}
+	if r.Schema != 1 {
+		c.Err = fmt.Sprintf("%s replay printed schema %d; this synaxi reads schema 1", o.Proxyd, r.Schema)
+		return c
+	}
+	c.Requests, c.Engaged = r.Requests, r.Engaged
+	c.BaselineBilled, c.ProjectedBilled = r.Baseline.Billed, r.Projected.Billed
+	c.BilledReduction, c.WithRereads = r.BilledReduction, r.WithRereads
+	c.WorstStop, c.CostlierStops = r.WorstStop, r.CostlierStops
+	return c
+}
+
+// fold computes the totals, the spreads over touched conversations, and
+// the lists of untouched and failed ones.
+func (r *ReplayReport) fold() {
+	r.Untouched, r.Failed = []string{}, []string{}
+	var touched []*Conversation
+	for _, c := range r.Conversations {
+		switch {
+		case c.Err != "":
+			r.Failed = append(r.Failed, c.Name)
+			continue
+		case c.Engaged == 0:
+			r.Untouched = append(r.Untouched, c.Name)
+		default:
+			touched = append(touched, c)
+		}
+		r.BaselineBilled += c.BaselineBilled
+		r.ProjectedBilled += c.ProjectedBilled
+	}
+	r.Touched = len(touched)
+	if len(touched) == 0 {
+		return
+	}
+	r.Billed = spread(touched, func(c *Conversation) float64 { return c.BilledReduction })
+	r.WithRereads = spread(touched, func(c *Conversation) float64 { return c.WithRereads })
+	r.WorstStop = spread(touched, func(c *Conversation) float64 { return c.WorstStop })
+}
+
+// spread is the median and the lowest (worst) of col over cs.
+func spread(cs []*Conversation, col func(*Conversation) float64) *Spread {
+	s := slices.Clone(cs)
+	sort.SliceStable(s, func(i, j int) bool { return col(s[i]) < col(s[j]) })
+	n := len(s)
+	med := col(s[n/2])
+	if n%2 == 0 {
+		med = (col(s[n/2-1]) + col(s[n/2])) / 2
+	}
+	return &Spread{Median: med, Worst: col(s[0]), WorstN: s[0].Name}
+}
+
+// conversationName names a transcript by its session's first eight
+// characters, and a subagent's by that and its file name.
+func conversationName(path string) string {
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if dir := filepath.Dir(path); filepath.Base(dir) == "subagents" {
+		return short(filepath.Base(filepath.Dir(dir))) + "/" + base
+	}
+	return short(base)
+}
+
+func short(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// WriteJSON writes the report as JSON (schema ReplaySchema).
+func (r *ReplayReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes what a user reads before deciding to route.
+func (r *ReplayReport) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "What synaxi's projection would have saved on your %d most recent Claude Code %s\n", r.Sessions, plural(r.Sessions, "session", "sessions"))
+	fmt.Fprintf(w, "(%d %s from %s, replayed as if each were a synaxi worker's; billed-equivalent input, cache-aware)\n\n",
+		len(r.Conversations), plural(len(r.Conversations), "conversation", "conversations"), r.Projects)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if r.Billed != nil {
+		fmt.Fprintf(tw, "touched\t%d of %d conversations\n", r.Touched, len(r.Conversations))
+		fmt.Fprintf(tw, "median\t%s less billed input\t(%s counting the re-reads a shorter context costs)\n", times(r.Billed.Median), times(r.WithRereads.Median))
+		fmt.Fprintf(tw, "worst\t%s\t(%s; with re-reads %s, %s)\n", lessOrMore(r.Billed.Worst), r.Billed.WorstN, lessOrMore(r.WithRereads.Worst), r.WithRereads.WorstN)
+		fmt.Fprintf(tw, "stopped early\t%s at worst\t(%s, had it ended at its costliest point)\n", lessOrMore(r.WorstStop.Worst), r.WorstStop.WorstN)
+	} else {
+		fmt.Fprintf(tw, "touched\tnone of %d conversations: each is too short for the projection to engage\n", len(r.Conversations))
+	}
+	if r.BaselineBilled > 0 {
+		fmt.Fprintf(tw, "all of them\t%s → %s billed-equivalent input tokens\t(%s)\n", tokens(r.BaselineBilled), tokens(r.ProjectedBilled), lessOrMore(r.BaselineBilled/max(r.ProjectedBilled, 1)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Untouched) > 0 {
+		fmt.Fprintf(w, "\nnot touched (%d; too short for the projection to engage, served as sent): %s\n", len(r.Untouched), strings.Join(r.Untouched, ", "))
+	}
+	for _, c := range r.Conversations {
+		if c.Err != "" {
+			fmt.Fprintf(w, "could not replay %s: %s\n", c.Name, c.Err)
+		}
+	}
+	_, err := fmt.Fprintln(w, "\nOnce routed, only the synaxi-worker agent's requests are projected (unless proxy.project_all is set); every other request goes upstream as sent.")
+	return err
+}
+
+func times(x float64) string { return fmt.Sprintf("%.2f×", x) }
+
+// tokens formats a token count: 950, 41.2k, 3.1M.
+func tokens(x float64) string {
+	switch {
+	case x >= 1e6:
+		return fmt.Sprintf("%.1fM", x/1e6)
+	case x >= 1e3:
+		return fmt.Sprintf("%.1fk", x/1e3)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
+
+// lessOrMore says a ratio in words: above 1 is less billed input.
+func lessOrMore(x float64) string {
+	if x >= 1 {
+		return times(x) + " less"
+	}
+	return fmt.Sprintf("%.0f%% more", 100*(1/x-1)) // the projection cost more
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,137 @@
+package savings
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// fakeProxyd stands in for `synaxi-proxyd replay --json PATH`: each
+// "transcript" holds the report the fake prints for it, or FAIL, for which
+// it fails the way the real one does (a message on stderr, exit 1).
+const fakeProxyd = `#!/bin/sh
+[ "$1 $2" = "replay --json" ] || { echo "usage" >&2; exit 2; }
+if grep -q FAIL "$3"; then echo "synaxi-proxyd replay: $3: line 1: not a transcript" >&2; exit 1; fi
+cat "$3"
+`
+
+// report is a replay --json report (schema 1) with the fields shown.
+func report(requests, engaged int, base, proj, withRereads, worstStop float64, costlier int) string {
+	b, _ := json.Marshal(map[string]any{
+		"schema": 1, "requests": requests, "engaged_requests": engaged,
+		"baseline": map[string]any{"billed_equivalent": base}, "projected": map[string]any{"billed_equivalent": proj},
+		"billed_reduction": base / proj, "billed_reduction_with_rereads": withRereads,
+		"worst_stop_billed_reduction": worstStop, "costlier_stops": costlier,
+		"rows": []any{}, "client_source": "ignored",
+	})
+	return string(b)
+}
+
+// projectsTree lays out a ~/.claude/projects tree: three sessions in two
+// projects, one with two subagents, written oldest first.
+func projectsTree(t *testing.T) (string, string) {
+	t.Helper()
+	root := t.TempDir()
+	proxyd := filepath.Join(root, "synaxi-proxyd")
+	require.NoError(t, os.WriteFile(proxyd, []byte(fakeProxyd), 0o755))
+	projects := filepath.Join(root, "projects")
+	files := []struct{ path, body string }{
+		{"-home-u-old/00000000-aaaa-4aaa-8aaa-000000000000.jsonl", report(200, 150, 1000, 100, 9, 1, 0)},
+		{"-home-u-a/11111111-aaaa-4aaa-8aaa-111111111111.jsonl", report(150, 110, 1630650, 710814, 2.12, 0.95, 2)},
+		{"-home-u-a/11111111-aaaa-4aaa-8aaa-111111111111/subagents/agent-a1.jsonl", report(12, 0, 40000, 40000, 1, 1, 0)},
+		{"-home-u-a/11111111-aaaa-4aaa-8aaa-111111111111/subagents/agent-a2.jsonl", "FAIL"},
+		{"-home-u-b/22222222-bbbb-4bbb-8bbb-222222222222.jsonl", report(140, 100, 2000000, 1600000, 1.2, 0.91, 4)},
+		{"-home-u-b/33333333-cccc-4ccc-8ccc-333333333333.jsonl", report(160, 120, 3000000, 1000000, 2.8, 1.02, 0)},
+	}
+	t0 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	for i, f := range files {
+		p := filepath.Join(projects, f.path)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(f.body), 0o644))
+		mt := t0.Add(time.Duration(i) * time.Hour)
+		require.NoError(t, os.Chtimes(p, mt, mt))
+	}
+	return projects, proxyd
+}
+
+func TestRecentSessions(t *testing.T) {
+	projects, _ := projectsTree(t)
+	n, paths, err := RecentSessions(projects, 2)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	var names []string
+	for _, p := range paths {
+		names = append(names, conversationName(p))
+	}
+	assert.Equal(t, []string{"33333333", "22222222"}, names, "the newest two sessions, newest first")
+
+	n, paths, err = RecentSessions(projects, 3)
+	require.NoError(t, err)
+	assert.Equal(t, 3, n)
+	assert.Len(t, paths, 5, "the third session brings its two subagents")
+	assert.Equal(t, "11111111/agent-a1", conversationName(paths[3]))
+
+	_, _, err = RecentSessions(filepath.Join(t.TempDir(), "nowhere"), 3)
+	require.ErrorContains(t, err, "does not exist")
+	require.ErrorContains(t, err, "CLAUDE_CONFIG_DIR")
+}
+
+// TestReplay folds the reports: the median and worst over the touched
+// conversations, the untouched and failed ones named, the totals over
+// every conversation replayed; text and JSON are goldens.
+func TestReplay(t *testing.T) {
+	projects, proxyd := projectsTree(t)
+	var bar bytes.Buffer
+	rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 3, Proxyd: proxyd, Progress: &bar})
+	require.NoError(t, err)
+	assert.Equal(t, 3, rep.Touched)
+	assert.Equal(t, []string{"11111111/agent-a1"}, rep.Untouched)
+	assert.Equal(t, []string{"11111111/agent-a2"}, rep.Failed)
+	assert.InDelta(t, 1630650.0/710814, rep.Billed.Median, 1e-9)
+	assert.InDelta(t, 1.25, rep.Billed.Worst, 1e-9)
+	assert.Equal(t, "22222222", rep.Billed.WorstN)
+	assert.InDelta(t, 0.91, rep.WorstStop.Worst, 1e-9)
+	assert.InDelta(t, 1630650+40000+2000000+3000000.0, rep.BaselineBilled, 1e-6)
+	assert.Contains(t, bar.String(), "replay", "a progress bar was drawn")
+
+	var text, js bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	require.NoError(t, rep.WriteJSON(&js))
+	out := strings.ReplaceAll(text.String()+"\n"+js.String(), filepath.Dir(projects), "$ROOT")
+	golden(t, "replay.golden", out)
+}
+
+func TestReplayNothingTouched(t *testing.T) {
+	projects, proxyd := projectsTree(t)
+	rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 10, Proxyd: filepath.Join(filepath.Dir(proxyd), "missing")})
+	require.NoError(t, err)
+	assert.Len(t, rep.Failed, 6, "a missing binary fails every conversation, each named")
+	assert.Zero(t, rep.Touched)
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "touched  none of 6 conversations")
+	assert.Contains(t, text.String(), "could not replay 33333333: fork/exec")
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(p)
+	require.NoError(t, err, "run go test -update to write %s", p)
+	assert.Equal(t, string(want), got, fmt.Sprintf("%s differs (go test -update rewrites it)", p))
+}
