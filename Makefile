@@ -3,7 +3,8 @@
 #   make build     every binary into plugin/bin (version stamped from git)
 #   make test      race-enabled unit tests in every module, then the real-client e2e
 #   make check     gofmt, go vet, race tests, per-module GOWORK=off build, go mod tidy check
-#   make lint      the static part of check: gofmt, vet, staticcheck, deadcode, GOWORK=off build, tidy
+#   make lint      the static part of check: gofmt, vet, staticcheck, deadcode, GOWORK=off build, tidy,
+#                  actionlint
 #   make bench     benchmarks; raw output and a summary in bench/RESULTS.md
 #   make e2e       only the end-to-end tests (real Claude Code CLI against a fake upstream)
 #   make install   build, then `synaxi install` (plugin, status line, proxy)
@@ -61,7 +62,7 @@ e2e: build
 	cd e2e && SYNAXI_PLUGIN_BUILT=1 go test -race -timeout $(E2E_TIMEOUT) $(GO_TEST_FLAGS) ./...
 
 .PHONY: lint
-lint: fmt-check vet staticcheck deadcode build-gowork-off tidy-check
+lint: fmt-check vet staticcheck deadcode build-gowork-off tidy-check actionlint
 
 .PHONY: check
 check: lint test-unit
@@ -88,6 +89,14 @@ staticcheck:
 		echo "== staticcheck $$m"; \
 		(cd $$m && go run $(STATICCHECK) ./...) || exit 1; \
 	done
+
+# The release workflow: expressions, runner labels, and its run scripts
+# through shellcheck when shellcheck is installed. Pinned like staticcheck.
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
+.PHONY: actionlint
+actionlint:
+	@echo "== actionlint"; go run $(ACTIONLINT) .github/workflows/*.yml
 
 # Functions that no binary reaches (tests are not roots); see scripts/deadcode.sh.
 .PHONY: deadcode
