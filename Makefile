@@ -20,13 +20,13 @@ LDFLAGS := $(EXTRA_LDFLAGS) -X main.version=$(VERSION)
 BIN := plugin/bin
 
 # Product modules (unit tests, vet, tidy) and the end-to-end module.
-MODULES := internal hooks mcp proxyd mapgen installer
+MODULES := internal learning hooks mcp proxyd mapgen installer
 ALL_MODULES := $(MODULES) e2e
 
 # The binaries the plugin needs, as <module>/cmd/<name>; every one must build.
 COMMANDS := proxyd/cmd/synaxi-proxyd hooks/cmd/synaxi-noreread hooks/cmd/synaxi-statusline \
 	hooks/cmd/synaxi-session mcp/cmd/synaxi-mcp mapgen/cmd/synaxi-mapgen installer/cmd/synaxi
-# Any further command in a product module (e.g. hooks/cmd/synaxi-ingest) is built too.
+# Any further command in a product module (e.g. learning/cmd/synaxi-ingest) is built too.
 EXTRA_COMMANDS := $(filter-out $(COMMANDS),$(patsubst %/,%,$(dir $(wildcard $(addsuffix /cmd/*/main.go,$(MODULES))))))
 
 # Only the map parsers (tree-sitter) need cgo; every other binary is built

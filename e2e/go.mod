@@ -13,6 +13,7 @@ require (
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
+	github.com/synaxi/synaxi/learning v0.0.0
 	github.com/tidwall/gjson v1.20.2 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
@@ -20,3 +21,5 @@ require (
 )
 
 replace github.com/synaxi/synaxi/internal => ../internal
+
+replace github.com/synaxi/synaxi/learning => ../learning

@@ -17,9 +17,9 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // The user's correction in the first session, and what it must become.
@@ -48,7 +48,7 @@ func TestLearningLoopRealClient(t *testing.T) {
 	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
 	e := c.e
 	d := envXDG(e)
-	store := profile.Open(guidance.ProfileDir(d))
+	profiles := store.Open(publish.ProfileDir(d))
 	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
 
 	// Session 1, turn 1: the agent does what the user will object to.
@@ -57,8 +57,8 @@ func TestLearningLoopRealClient(t *testing.T) {
 	sess1 := c.run(t, mocking, "Add tests for the store package.")
 	first := sessionRequests(c.fake, sess1)
 	require.NotEmpty(t, first)
-	assert.NotContains(t, requestText(t, first[0].Body), guidance.Heading, "nothing learned yet: no guidance")
-	before := waitIngested(t, store, sess1, 0)
+	assert.NotContains(t, requestText(t, first[0].Body), publish.Heading, "nothing learned yet: no guidance")
+	before := waitIngested(t, profiles, sess1, 0)
 
 	// Turn 2 of the same session: the user corrects the agent. The session
 	// ends; the hook queues it again (the transcript grew) and the drain
@@ -66,10 +66,10 @@ func TestLearningLoopRealClient(t *testing.T) {
 	ack := newScript()
 	ack.final = "Understood, I'll use the real test database."
 	require.Equal(t, sess1, c.run(t, ack, correction, "--resume", sess1), "the same session goes on")
-	learned := waitIngested(t, store, sess1, before)
-	p, err := store.Load()
+	learned := waitIngested(t, profiles, sess1, before)
+	p, err := profiles.Load()
 	require.NoError(t, err)
-	var entry *profile.Entry
+	var entry *store.Entry
 	for i, en := range p.Entries {
 		for _, ev := range en.Evidence {
 			if ev.Session == sess1 && strings.Contains(ev.Quote, "mock the database") {
@@ -78,7 +78,7 @@ func TestLearningLoopRealClient(t *testing.T) {
 		}
 	}
 	require.NotNil(t, entry, "the drain learned the correction: %+v", p.Entries)
-	assert.Equal(t, profile.Guards, entry.Dimension)
+	assert.Equal(t, store.Guards, entry.Dimension)
 	assert.Equal(t, e.Work, entry.Project, "a project entry of the session's repository root")
 	agents := filepath.Join(e.Work, "AGENTS.md")
 	assert.NoFileExists(t, agents, "by default nothing is written into the user's files")
@@ -117,7 +117,7 @@ func TestLearningLoopRealClient(t *testing.T) {
 	text := requestText(t, reqs[0].Body)
 	require.Contains(t, text, guardText, "activation: the first request of the next session carries the learned guard")
 	assert.NotContains(t, text, "AGENTS.md (project instructions", "delivered by the SessionStart hook, not a file")
-	g := text[strings.Index(text, guidance.Heading):]
+	g := text[strings.Index(text, publish.Heading):]
 	t.Logf("session 2, first request, the guidance:\n%.1200s", g)
 	assert.Contains(t, text, "["+entry.ID+"]", "the guard cites the profile entry")
 	var workerReqs []*fakeapi.Request
@@ -134,10 +134,10 @@ func TestLearningLoopRealClient(t *testing.T) {
 	assert.Equal(t, sess1, session, "the evidence names the first session")
 	assert.Contains(t, correction, quote, "the quote is the user's words")
 	assertHumanTurn(t, e, sess1, quote, msg)
-	waitIngested(t, store, sess2, learned)
+	waitIngested(t, profiles, sess2, learned)
 	waitFor(t, "the drain after session 2 writes AGENTS.md", func() bool {
 		b, err := os.ReadFile(agents)
-		return err == nil && strings.Contains(string(b), guardText) && strings.Contains(string(b), guidance.EndMarker)
+		return err == nil && strings.Contains(string(b), guardText) && strings.Contains(string(b), publish.EndMarker)
 	})
 
 	// Roll back to the version before the correction: the guard is gone
@@ -160,9 +160,9 @@ func TestLearningLoopRealClient(t *testing.T) {
 	assert.NotContains(t, text, guardText)
 	assert.NotContains(t, text, "mock the database")
 	// Let the drain of session 3 finish before the temporary HOME goes.
-	p, err = store.Load()
+	p, err = profiles.Load()
 	require.NoError(t, err)
-	waitIngested(t, store, sess3, p.Version-1)
+	waitIngested(t, profiles, sess3, p.Version-1)
 }
 
 // envXDG is synaxi's directories inside the client's temporary HOME.
@@ -173,11 +173,11 @@ func envXDG(e *claudecli.Env) xdg.Dirs {
 
 // waitIngested waits until the drain has merged session into the profile
 // at a version after since, and returns that version.
-func waitIngested(t *testing.T, store *profile.Store, session string, since int) int {
+func waitIngested(t *testing.T, profiles *store.Store, session string, since int) int {
 	t.Helper()
 	var v int
 	waitFor(t, "the drain ingests session "+session, func() bool {
-		p, err := store.Load()
+		p, err := profiles.Load()
 		if err != nil || p.Version <= since {
 			return false
 		}

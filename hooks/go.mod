@@ -3,16 +3,18 @@ module github.com/synaxi/synaxi/hooks
 go 1.26.0
 
 require (
-	github.com/gofrs/flock v0.13.2
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
+require github.com/gofrs/flock v0.13.2 // indirect
+
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
+	github.com/synaxi/synaxi/learning v0.0.0
 	github.com/tidwall/gjson v1.20.2 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
@@ -21,3 +23,5 @@ require (
 )
 
 replace github.com/synaxi/synaxi/internal => ../internal
+
+replace github.com/synaxi/synaxi/learning => ../learning

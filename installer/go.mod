@@ -6,18 +6,20 @@ require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/google/renameio/v2 v2.0.2
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
 	github.com/tidwall/gjson v1.20.2
 	github.com/tidwall/sjson v1.2.9
 )
 
+require github.com/schollz/progressbar/v3 v3.19.1 // indirect
+
 require (
 	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/synaxi/synaxi/learning v0.0.0
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -27,3 +29,5 @@ require (
 )
 
 replace github.com/synaxi/synaxi/internal => ../internal
+
+replace github.com/synaxi/synaxi/learning => ../learning

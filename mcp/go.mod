@@ -25,6 +25,7 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
+	github.com/synaxi/synaxi/learning v0.0.0
 	github.com/tidwall/gjson v1.20.2 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
@@ -37,3 +38,5 @@ require (
 )
 
 replace github.com/synaxi/synaxi/mapgen => ../mapgen
+
+replace github.com/synaxi/synaxi/learning => ../learning

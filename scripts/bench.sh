@@ -16,7 +16,7 @@ set -euo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
-modules=${MODULES:-"internal hooks mcp proxyd mapgen installer"}
+modules=${MODULES:-"internal learning hooks mcp proxyd mapgen installer"}
 bench=${BENCH:-.}
 benchtime=${BENCHTIME:-1s}
 mkdir -p bench

@@ -15,7 +15,7 @@ allow=scripts/deadcode.allow
 # on a fresh module cache says "go: downloading ..."), goes straight through:
 # merged into $out it would be reported as unreachable functions.
 out=$(go run "golang.org/x/tools/cmd/deadcode@$version" -filter '^github.com/synaxi/synaxi/' \
-	./internal/... ./hooks/... ./proxyd/... ./mcp/... ./mapgen/... ./installer/... ./e2e/...) || {
+	./internal/... ./learning/... ./hooks/... ./proxyd/... ./mcp/... ./mapgen/... ./installer/... ./e2e/...) || {
 	echo "$out" >&2
 	echo "deadcode: the tool failed (its error is above)" >&2
 	exit 1

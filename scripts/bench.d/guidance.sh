@@ -14,8 +14,8 @@ echo "guidance: SessionStart hook (${rounds} spawns each)" >&2
 (cd hooks && go test -run '^$' -bench 'BenchmarkStartGuidance' -benchtime "${rounds}x" \
 	./cmd/synaxi-session) >"$tmp/hook.txt"
 echo "guidance: ForSession and Publish" >&2
-(cd internal && go test -run '^$' -bench 'BenchmarkForSession|BenchmarkPublish' -benchtime 2s \
-	./guidance) >"$tmp/pkg.txt"
+(cd learning && go test -run '^$' -bench 'BenchmarkForSession|BenchmarkPublish' -benchtime 2s \
+	./publish) >"$tmp/pkg.txt"
 
 metric() { awk -v name="$1" -v unit="$2" '$1 ~ name { for (i = 1; i <= NF; i++) if ($(i+1) == unit) print $i }' "$tmp/hook.txt"; }
 ms() { awk -v name="$1" '$1 ~ name { printf "%.1f", $3 / 1e6 }' "$tmp/pkg.txt"; }
@@ -41,6 +41,6 @@ echo
 echo "Measured by \`scripts/bench.d/guidance.sh\`: \`BenchmarkStartGuidance\` (hooks/cmd/synaxi-session,"
 echo "${rounds} spawns each) times whole processes with the SessionStart JSON on stdin and stdout and"
 echo "stderr through pipes, not routed to the proxy; both rows in the same run, so their difference"
-echo "is the guidance. \`BenchmarkForSession\` and \`BenchmarkPublish\` (internal/guidance) use a profile"
+echo "is the guidance. \`BenchmarkForSession\` and \`BenchmarkPublish\` (learning/publish) use a profile"
 echo "of 300 entries over five projects and the global scope. On a shared machine the p99 follows"
 echo "the load."

@@ -13,10 +13,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 echo "ingest: extraction benchmarks (${extract} runs)" >&2
-(cd internal && go test -run '^$' -bench 'BenchmarkExtractEmbedded|BenchmarkIngest3MB' \
-	-benchtime "${extract}x" ./learn) >"$tmp/learn.txt"
+(cd learning && go test -run '^$' -bench 'BenchmarkExtractEmbedded|BenchmarkIngest3MB' \
+	-benchtime "${extract}x" ./extract) >"$tmp/learn.txt"
 echo "ingest: hook return time (${rounds} spawns each)" >&2
-(cd hooks && go test -run '^$' -bench 'BenchmarkHookReturn' -benchtime "${rounds}x" \
+(cd learning && go test -run '^$' -bench 'BenchmarkHookReturn' -benchtime "${rounds}x" \
 	./cmd/synaxi-ingest) >"$tmp/hook.txt"
 
 ms() { awk -v name="$1" '$1 ~ name { printf "%.0f", $3 / 1e6 }' "$tmp/learn.txt"; }
@@ -45,8 +45,8 @@ echo "| \`synaxi-ingest\` with ingest.enabled=false: start-up and exit only (p50
 echo "| \`synaxi-ingest\` SessionEnd: queue append and detached drain start (p50 / p99) | ${on50} / ${on99} ms | p99 under 50 ms |"
 echo
 echo "Measured by \`scripts/bench.d/ingest.sh\`: \`BenchmarkExtractEmbedded\` and \`BenchmarkIngest3MB\`"
-echo "(internal/learn, ${extract} runs) on a transcript of 3,000,000+ bytes made of whole lines of the"
-echo "m-claude fixture repeated; \`BenchmarkHookReturn\` (hooks/cmd/synaxi-ingest, ${rounds} spawns each)"
+echo "(learning/extract, ${extract} runs) on a transcript of 3,000,000+ bytes made of whole lines of the"
+echo "m-claude fixture repeated; \`BenchmarkHookReturn\` (learning/cmd/synaxi-ingest, ${rounds} spawns each)"
 echo "times whole processes from spawn to exit with the SessionEnd JSON on stdin and stdout and"
 echo "stderr through pipes, as Claude Code runs the hook; the drains it starts run beside it, as"
 echo "they would after real sessions. On a shared machine the p99 follows the load: compare it"

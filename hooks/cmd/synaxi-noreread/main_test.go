@@ -21,7 +21,7 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 
 	"github.com/synaxi/synaxi/hooks/internal/reads"
-	"github.com/synaxi/synaxi/hooks/internal/testbin"
+	"github.com/synaxi/synaxi/internal/testbin"
 )
 
 // bin is the hook built once for the process-level tests and benchmarks.

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 
-	"github.com/synaxi/synaxi/hooks/internal/testbin"
+	"github.com/synaxi/synaxi/internal/testbin"
 )
 
 // BenchmarkStartGuidance times `synaxi-session start` as a whole process
@@ -62,29 +62,29 @@ func BenchmarkStartGuidance(b *testing.B) {
 // other projects) and publishes them.
 func benchProfile(b *testing.B, d xdg.Dirs, repo string, n int) {
 	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	var es []profile.Entry
+	var es []store.Entry
 	for i := range n {
-		scope, project := profile.ScopeGlobal, ""
+		scope, project := store.ScopeGlobal, ""
 		if i%6 != 0 {
-			scope, project = profile.ScopeProject, repo
+			scope, project = store.ScopeProject, repo
 			if i%5 != 0 {
 				project = fmt.Sprintf("%s-%d", repo, i%5)
 			}
 		}
-		dim := profile.Dimensions[i%len(profile.Dimensions)]
+		dim := store.Dimensions[i%len(store.Dimensions)]
 		text := fmt.Sprintf("don't repeat mistake number %d in this code base", i)
-		es = append(es, profile.Entry{ID: profile.NewID(scope, project, dim, text), Scope: scope, Project: project,
+		es = append(es, store.Entry{ID: store.NewID(scope, project, dim, text), Scope: scope, Project: project,
 			Dimension: dim, Text: text, Weight: float64(i%10) / 10, Count: 1, Sessions: []string{"s"}, FirstSeen: ts, LastSeen: ts,
-			Evidence: []profile.Evidence{{Session: "0b7c1e2a-5f1d-4c3e-9a8b-00000000000" + fmt.Sprint(i%10), UUID: "u", Timestamp: ts,
+			Evidence: []store.Evidence{{Session: "0b7c1e2a-5f1d-4c3e-9a8b-00000000000" + fmt.Sprint(i%10), UUID: "u", Timestamp: ts,
 				Quote: fmt.Sprintf("no, don't repeat mistake number %d, I told you before", i)}}})
 	}
-	if _, err := profile.Open(guidance.ProfileDir(d)).Update("bench", func(p *profile.Profile) error {
+	if _, err := store.Open(publish.ProfileDir(d)).Update("bench", func(p *store.Profile) error {
 		p.Entries = es
 		return nil
 	}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := guidance.Publish(context.Background(), d, config.Default().Guidance, os.Getenv); err != nil {
+	if _, err := publish.Publish(context.Background(), d, config.Default().Guidance, os.Getenv); err != nil {
 		b.Fatal(err)
 	}
 }

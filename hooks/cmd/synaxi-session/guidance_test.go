@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/profile"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // SessionStart gives the model the guidance learned for the session's
@@ -46,12 +46,12 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 
 	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	quote := "no, don't mock the database, use the test container"
-	e := profile.Entry{ID: profile.NewID(profile.ScopeProject, repo, profile.Guards, "don't mock the database"),
-		Scope: profile.ScopeProject, Project: repo, Dimension: profile.Guards, Text: "don't mock the database",
+	e := store.Entry{ID: store.NewID(store.ScopeProject, repo, store.Guards, "don't mock the database"),
+		Scope: store.ScopeProject, Project: repo, Dimension: store.Guards, Text: "don't mock the database",
 		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
-		Evidence: []profile.Evidence{{Session: "s-1", UUID: "9f8e7d6c-0000", Timestamp: ts, Quote: quote}}}
-	store := profile.Open(guidance.ProfileDir(w.dirs))
-	_, err := store.Update("test", func(p *profile.Profile) error {
+		Evidence: []store.Evidence{{Session: "s-1", UUID: "9f8e7d6c-0000", Timestamp: ts, Quote: quote}}}
+	profiles := store.Open(publish.ProfileDir(w.dirs))
+	_, err := profiles.Update("test", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, e)
 		return nil
 	})
@@ -83,11 +83,11 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	// A cap from the config bounds it.
 	require.NoError(t, os.MkdirAll(w.dirs.Config, 0o700))
 	require.NoError(t, os.WriteFile(w.dirs.ConfigFile(), []byte("[guidance]\nmax_chars = 500\n"), 0o600))
-	_, err = store.Update("more", func(p *profile.Profile) error {
+	_, err = profiles.Update("more", func(p *store.Profile) error {
 		for i := range 20 {
 			x := e
 			x.Text = strings.Repeat("x", i+1) + " always keep this rule"
-			x.ID = profile.NewID(x.Scope, repo, x.Dimension, x.Text)
+			x.ID = store.NewID(x.Scope, repo, x.Dimension, x.Text)
 			p.Entries = append(p.Entries, x)
 		}
 		return nil
@@ -97,7 +97,7 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	assert.LessOrEqual(t, len([]rune(additional(out))), 500)
 
 	// Rolled back to nothing: the next session gets nothing.
-	_, err = store.Reset()
+	_, err = profiles.Reset()
 	require.NoError(t, err)
 	out, _ = w.run(t, "start", input("startup", sub))
 	assert.Empty(t, out)
@@ -105,7 +105,7 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	assert.Empty(t, out)
 
 	// Turned off by config.
-	_, err = store.Update("again", func(p *profile.Profile) error {
+	_, err = profiles.Update("again", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, e)
 		return nil
 	})

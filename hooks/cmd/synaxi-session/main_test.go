@@ -26,7 +26,7 @@ import (
 
 	"github.com/synaxi/synaxi/hooks/internal/reads"
 	"github.com/synaxi/synaxi/hooks/internal/session"
-	"github.com/synaxi/synaxi/hooks/internal/testbin"
+	"github.com/synaxi/synaxi/internal/testbin"
 )
 
 // built is the hook, built once.

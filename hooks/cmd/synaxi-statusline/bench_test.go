@@ -13,7 +13,7 @@ import (
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 
-	"github.com/synaxi/synaxi/hooks/internal/testbin"
+	"github.com/synaxi/synaxi/internal/testbin"
 )
 
 // BenchmarkStatusline times whole synaxi-statusline processes as Claude

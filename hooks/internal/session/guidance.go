@@ -2,9 +2,9 @@ package session
 
 import (
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/guidance"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
 )
 
 // Guidance is what a starting session is told of the guidance synaxi
@@ -18,12 +18,12 @@ func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error)
 	if in.Source == "resume" {
 		return "", nil
 	}
-	return guidance.ForSession(d, cfg, in.Cwd)
+	return publish.ForSession(d, cfg, in.Cwd)
 }
 
 // SubagentGuidance is the same guidance for a subagent that starts (the
 // hook's matcher picks which: the synaxi-worker, which writes the code the
 // guards are about). Its cwd decides the project.
 func SubagentGuidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error) {
-	return guidance.ForSession(d, cfg, in.Cwd)
+	return publish.ForSession(d, cfg, in.Cwd)
 }

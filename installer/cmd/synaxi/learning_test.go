@@ -12,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/queue"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/queue"
 )
 
 // mClaude is the repository's copy of the m-claude fixture.
-const mClaude = "../../../internal/learn/testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl"
+const mClaude = "../../../learning/extract/testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl"
 
 func learningHome(t *testing.T) string {
 	home := t.TempDir()
@@ -100,7 +100,7 @@ func TestIngestAndProfileCommands(t *testing.T) {
 
 	// The guidance a new session in repo A receives cites the quote.
 	d := xdg.Resolve()
-	text, err := guidance.ForSession(d, config.Default().Guidance, repoA)
+	text, err := publish.ForSession(d, config.Default().Guidance, repoA)
 	require.NoError(t, err)
 	assert.Contains(t, text, "never commit without signing.")
 
@@ -121,11 +121,11 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	// exclude hides it from guidance, include brings it back.
 	code, _, errs = runCLI(t, "profile", "exclude", id)
 	require.Equal(t, 0, code, errs)
-	text, _ = guidance.ForSession(d, config.Default().Guidance, repoA)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoA)
 	assert.NotContains(t, text, "never commit without signing.")
 	code, _, _ = runCLI(t, "profile", "include", id)
 	require.Equal(t, 0, code)
-	text, _ = guidance.ForSession(d, config.Default().Guidance, repoB)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoB)
 	assert.Contains(t, text, "never commit without signing.")
 
 	// edit puts it in the user's words; the quote stays.
@@ -139,7 +139,7 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	code, out, _ = runCLI(t, "profile", "rollback", "1")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "(rollback)")
-	text, _ = guidance.ForSession(d, config.Default().Guidance, repoB)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoB)
 	assert.NotContains(t, text, "never commit without signing.")
 
 	// forget deletes and reset empties; both are versions.

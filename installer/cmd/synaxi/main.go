@@ -35,6 +35,7 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/wrap"
 	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/cli"
 )
 
 var version = ""
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if fs.Parse(rest) != nil {
 			return 2
 		}
-		more, err := learningStatus(stdout, stderr)
+		more, err := cli.StatusLines(stdout, stderr)
 		if err != nil {
 			return fail(stderr, err)
 		}
@@ -110,9 +111,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "report":
 		return runReport(rest, stdout, stderr)
 	case "ingest":
-		return runIngest(ctx, rest, stdout, stderr)
+		return cli.RunIngest(ctx, rest, stdout, stderr)
 	case "profile":
-		return runProfile(ctx, rest, stdout, stderr)
+		return cli.RunProfile(ctx, rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "synaxi: unknown command %q\n\n%s", cmd, usage)
 	return 2

@@ -1,7 +1,7 @@
 package setup
 
 import (
-	"github.com/synaxi/synaxi/internal/guidance"
+	"github.com/synaxi/synaxi/learning/publish"
 )
 
 // retractGuidance removes every section of learned guidance synaxi wrote
@@ -10,9 +10,9 @@ import (
 // journal lists them. A section the user edited since is left in place
 // with a warning. The profile itself is kept.
 func (in *installer) retractGuidance() {
-	rep, err := guidance.Retract(in.dirs)
+	rep, err := publish.Retract(in.dirs)
 	if err != nil {
-		in.warnf("retract published guidance: %v\n  fix: remove synaxi's marked sections by hand; the journal is %s", err, guidance.JournalPath(in.dirs))
+		in.warnf("retract published guidance: %v\n  fix: remove synaxi's marked sections by hand; the journal is %s", err, publish.JournalPath(in.dirs))
 		return
 	}
 	for _, p := range rep.Changed {

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // Uninstall retracts the guidance published into a project's files, byte
@@ -31,18 +31,18 @@ func TestUninstallRetractsPublishedGuidance(t *testing.T) {
 
 			ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 			text := "don't mock the database"
-			store := profile.Open(guidance.ProfileDir(d))
-			_, err := store.Update("test", func(p *profile.Profile) error {
-				p.Entries = append(p.Entries, profile.Entry{ID: profile.NewID(profile.ScopeProject, project, profile.Guards, text),
-					Scope: profile.ScopeProject, Project: project, Dimension: profile.Guards, Text: text, Weight: 0.7,
+			profiles := store.Open(publish.ProfileDir(d))
+			_, err := profiles.Update("test", func(p *store.Profile) error {
+				p.Entries = append(p.Entries, store.Entry{ID: store.NewID(store.ScopeProject, project, store.Guards, text),
+					Scope: store.ScopeProject, Project: project, Dimension: store.Guards, Text: text, Weight: 0.7,
 					Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
-					Evidence: []profile.Evidence{{Session: "s-1", UUID: "u-1", Timestamp: ts, Quote: "no, " + text}}})
+					Evidence: []store.Evidence{{Session: "s-1", UUID: "u-1", Timestamp: ts, Quote: "no, " + text}}})
 				return nil
 			})
 			require.NoError(t, err)
 			cfg := config.Default().Guidance
 			cfg.Writers = "agents,cursor"
-			rep, err := guidance.Publish(context.Background(), d, cfg, os.Getenv)
+			rep, err := publish.Publish(context.Background(), d, cfg, os.Getenv)
 			require.NoError(t, err)
 			require.Len(t, rep.Changed, 2)
 			require.FileExists(t, filepath.Join(project, ".cursor", "rules", "synaxi.mdc"))
@@ -56,9 +56,9 @@ func TestUninstallRetractsPublishedGuidance(t *testing.T) {
 			assert.Equal(t, mine, string(got))
 			assert.NoDirExists(t, filepath.Join(project, ".cursor"))
 			assert.Contains(t, e.out.String(), "guidance: removed synaxi's section from "+agents)
-			_, err = os.Stat(guidance.NarrativePath(d, guidance.NarrativeKey(project)))
+			_, err = os.Stat(publish.NarrativePath(d, publish.NarrativeKey(project)))
 			assert.True(t, os.IsNotExist(err), "the SessionStart narrative is gone too")
-			p, err := store.Load()
+			p, err := profiles.Load()
 			require.NoError(t, err)
 			assert.Len(t, p.Entries, 1, "the profile is the user's data and stays")
 		})

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/guidance"
-	"github.com/synaxi/synaxi/internal/profile"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
@@ -50,16 +50,16 @@ func TestProfileTool(t *testing.T) {
 	assert.Contains(t, resultText(res), "learned nothing")
 
 	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	mk := func(scope, project, dim, text, quote string, w float64) profile.Entry {
-		return profile.Entry{ID: profile.NewID(scope, project, dim, text), Scope: scope, Project: project, Dimension: dim,
+	mk := func(scope, project, dim, text, quote string, w float64) store.Entry {
+		return store.Entry{ID: store.NewID(scope, project, dim, text), Scope: scope, Project: project, Dimension: dim,
 			Text: text, Weight: w, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
-			Evidence: []profile.Evidence{{Session: "s-1", UUID: "u-" + dim, Timestamp: ts, Quote: quote}}}
+			Evidence: []store.Evidence{{Session: "s-1", UUID: "u-" + dim, Timestamp: ts, Quote: quote}}}
 	}
-	mock := mk(profile.ScopeProject, repo, profile.Guards, "don't mock the database", "no, don't mock the database", 0.8)
-	lint := mk(profile.ScopeGlobal, "", profile.Workflow, "run make lint before committing", "run make lint first, always", 0.5)
-	other := mk(profile.ScopeProject, "/elsewhere", profile.Guards, "never use tabs", "no tabs here", 0.9)
+	mock := mk(store.ScopeProject, repo, store.Guards, "don't mock the database", "no, don't mock the database", 0.8)
+	lint := mk(store.ScopeGlobal, "", store.Workflow, "run make lint before committing", "run make lint first, always", 0.5)
+	other := mk(store.ScopeProject, "/elsewhere", store.Guards, "never use tabs", "no tabs here", 0.9)
 	d := xdg.Resolve()
-	_, err = profile.Open(guidance.ProfileDir(d)).Update("test", func(p *profile.Profile) error {
+	_, err = store.Open(publish.ProfileDir(d)).Update("test", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, mock, lint, other)
 		return nil
 	})
@@ -82,7 +82,7 @@ func TestProfileTool(t *testing.T) {
 	assert.Contains(t, resultText(res), `Nothing in the guidance for `+repo+` matches "kubernetes"`)
 
 	// An unreadable profile is a tool error that says how to repair it.
-	require.NoError(t, os.WriteFile(profile.Open(guidance.ProfileDir(d)).Path(), []byte("{broken"), 0o600))
+	require.NoError(t, os.WriteFile(store.Open(publish.ProfileDir(d)).Path(), []byte("{broken"), 0o600))
 	res = callProfile(t, root, nil)
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(res), "synaxi profile rollback")

@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+)
+
+// learningEnv loads the configuration for the learning commands.
+func learningEnv(stdout, stderr io.Writer) (Env, error) {
+	d := xdg.Resolve()
+	l, err := config.LoadDefault(d.ConfigFile())
+	if err != nil {
+		return Env{}, err
+	}
+	term := false
+	if f, ok := stderr.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			term = true
+		}
+	}
+	return Env{Dirs: d, Config: l.Config, Getenv: os.Getenv, Out: stdout, Err: stderr, Terminal: term}, nil
+}
+
+// RunIngest runs `synaxi ingest ARGS` and returns its exit code.
+func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("ingest", stderr)
+	all := fs.Bool("all", false, "every session under ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects)")
+	project := fs.String("project", "", "only sessions that ran in this repository (default: the current one)")
+	force := fs.Bool("force", false, "re-read sessions already learned from at their current size")
+	dry := fs.Bool("dry-run", false, "print what would be learned, with its evidence; save nothing")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]")
+		fs.PrintDefaults()
+	}
+	if fs.Parse(args) != nil {
+		return 2
+	}
+	if fs.NArg() > 0 && (*all || *project != "") {
+		fmt.Fprintln(stderr, "synaxi ingest: name FILES or select with --all/--project, not both")
+		return 2
+	}
+	if *all && *project != "" {
+		fmt.Fprintln(stderr, "synaxi ingest: --all and --project exclude each other")
+		return 2
+	}
+	e, err := learningEnv(stdout, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	o := IngestOptions{All: *all, Project: *project, Files: fs.Args(), Force: *force, DryRun: *dry}
+	if !o.All && o.Project == "" && len(o.Files) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fail(stderr, err)
+		}
+		o.Project = publish.ProjectRoot(wd)
+	} else if o.Project != "" {
+		o.Project = publish.ProjectRoot(o.Project) // a folder inside the repository names it too
+	}
+	sum, err := Ingest(ctx, e, o)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if sum.Failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// RunProfile runs `synaxi profile ARGS` and returns its exit code.
+func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, ProfileUsage)
+		return 2
+	}
+	e, err := learningEnv(stdout, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "show":
+		fs := newFlags("profile show", stderr)
+		project := fs.String("project", "", "only what applies in this repository (global entries and its own)")
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		p := *project
+		if p != "" {
+			p = publish.ProjectRoot(p)
+		}
+		err = Show(e, p)
+	case "export":
+		fs := newFlags("profile export", stderr)
+		asJSON := fs.Bool("json", false, "print JSON")
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		err = ExportProfile(e, *asJSON)
+	case "history":
+		err = History(e)
+	default:
+		err = Change(ctx, e, cmd, rest)
+	}
+	if errors.Is(err, ErrUsage) {
+		fmt.Fprintf(stderr, "synaxi profile: %v\n\n%s", err, ProfileUsage)
+		return 2
+	}
+	if err != nil {
+		return fail(stderr, err)
+	}
+	return 0
+}
+
+// StatusLines returns what writes the learning lines of `synaxi status`.
+func StatusLines(stdout, stderr io.Writer) (func(io.Writer), error) {
+	e, err := learningEnv(stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return func(w io.Writer) { Status(w, e) }, nil
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("synaxi "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "synaxi: %v\n", err)
+	return 1
+}

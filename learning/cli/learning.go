@@ -1,0 +1,236 @@
+// Package cli implements the synaxi CLI's side of the learning loop:
+// `synaxi ingest` (backfill from Claude Code's transcripts, or named files,
+// in the foreground), `synaxi profile …` (review, export, history,
+// rollback, forget, exclude, include, reset) and the learning lines of
+// `synaxi status`.
+//
+// Every command that changes the profile saves a new version through
+// store.Store and then runs publish.Publish, so what sessions receive and
+// what the opt-in writers published always follows the current version.
+// Nothing here runs while holding the profile lock except the store's own
+// updates.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/queue"
+	"github.com/synaxi/synaxi/learning/store"
+)
+
+// barThrottle is the least time between two redraws of the progress bar
+// (tests set it to 0 so every step is drawn).
+var barThrottle = 100 * time.Millisecond
+
+// Env is what the commands need from outside.
+type Env struct {
+	Dirs   xdg.Dirs
+	Config config.Config
+	Getenv func(string) string
+	Out    io.Writer
+	Err    io.Writer
+	// Terminal is true when Err is a terminal (a progress bar is drawn).
+	Terminal bool
+}
+
+func (e Env) store() *store.Store { return store.Open(publish.ProfileDir(e.Dirs)) }
+
+// IngestOptions selects what `synaxi ingest` reads.
+type IngestOptions struct {
+	All     bool     // every session under Claude Code's projects folder
+	Project string   // only sessions whose repository root is this
+	Files   []string // these transcripts, in this order
+	Force   bool     // re-read sessions the ledger has at the same size
+	DryRun  bool     // print what would be learned; save nothing
+}
+
+// ProjectsDir is Claude Code's transcript folder: $CLAUDE_CONFIG_DIR/projects
+// or ~/.claude/projects.
+func ProjectsDir(getenv func(string) string) string {
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "projects")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".claude", "projects")
+}
+
+// Sessions lists the main-session transcripts under dir (not subagents),
+// oldest first by modification time, so time decay runs forwards.
+func Sessions(dir string) ([]string, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	files = slices.DeleteFunc(files, func(f string) bool { return strings.HasPrefix(filepath.Base(f), "agent-") })
+	mtime := map[string]time.Time{}
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			mtime[f] = fi.ModTime()
+		}
+	}
+	slices.SortStableFunc(files, func(a, b string) int { return mtime[a].Compare(mtime[b]) })
+	return files, nil
+}
+
+// SessionProject is the repository root of the first cwd a transcript
+// records ("" if none in its first records).
+func SessionProject(path string) string {
+	r, err := transcript.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	for range 200 {
+		rec, err := r.Next()
+		if err != nil {
+			return ""
+		}
+		if rec.Cwd != "" {
+			return publish.ProjectRoot(rec.Cwd)
+		}
+	}
+	return ""
+}
+
+// IngestSummary is what one `synaxi ingest` did.
+type IngestSummary struct {
+	Read, Learned, Unchanged, Failed int
+	Kept, Rejected                   int
+	Version                          int
+}
+
+// Ingest runs the learning pipeline over the selected transcripts in the
+// foreground, then publishes once if the profile changed. Per-file failures
+// are printed and counted; the error is for what stops the whole run.
+func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error) {
+	files := o.Files
+	if len(files) == 0 {
+		all, err := Sessions(ProjectsDir(e.Getenv))
+		if err != nil {
+			return nil, err
+		}
+		if len(all) == 0 {
+			return nil, fmt.Errorf("no transcripts under %s (is Claude Code's config somewhere else? set CLAUDE_CONFIG_DIR)", ProjectsDir(e.Getenv))
+		}
+		files = all
+		if !o.All {
+			want := o.Project
+			if abs, err := filepath.Abs(want); err == nil {
+				want = abs
+			}
+			files = slices.DeleteFunc(slices.Clone(all), func(f string) bool { return SessionProject(f) != want })
+			if len(files) == 0 {
+				return nil, fmt.Errorf("no transcript under %s ran in %s (use --all for every project)", ProjectsDir(e.Getenv), want)
+			}
+		}
+	}
+	ex, err := extract.NewExtractor(e.Config.Ingest, e.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	store := e.store()
+	var bar *progressbar.ProgressBar
+	if e.Terminal && len(files) > 1 {
+		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(e.Err),
+			progressbar.OptionSetDescription("ingest"), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+			progressbar.OptionThrottle(barThrottle))
+	}
+	sum := &IngestSummary{}
+	var failures []string
+	var dry []*extract.Result
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		res, err := extract.Ingest(ctx, store, f, extract.Options{
+			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
+		})
+		sum.Read++
+		if err == nil {
+			if _, ferr := queue.Open(e.Dirs.StatePath("ingest")).Forgive(f); ferr != nil {
+				fmt.Fprintf(e.Err, "synaxi ingest: clear dead letter of %s: %v\n", f, ferr)
+			}
+		}
+		switch {
+		case err != nil:
+			sum.Failed++
+			failures = append(failures, err.Error())
+		case res.Unchanged:
+			sum.Unchanged++
+		default:
+			sum.Learned++
+			sum.Kept += len(res.Kept)
+			sum.Rejected += len(res.Rejected)
+			sum.Version = max(sum.Version, res.Version)
+			if o.DryRun {
+				dry = append(dry, res)
+			}
+		}
+		if bar != nil {
+			_ = bar.Add(1)
+		}
+	}
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	for _, f := range failures {
+		fmt.Fprintf(e.Err, "synaxi ingest: %s\n", f)
+	}
+	for _, r := range dry {
+		for _, k := range r.Kept {
+			ev := k.Evidence[0]
+			fmt.Fprintf(e.Out, "%s\t%s: %s\n\t  “%s” (message %s)\n", r.Session, k.Dimension, k.Text, oneLine(ev.Quote), ev.UUID)
+		}
+		for _, rj := range r.Rejected {
+			fmt.Fprintf(e.Out, "%s\trejected %s: %s (%s)\n", r.Session, rj.Observation.Dimension, rj.Observation.Text, rj.Reason)
+		}
+	}
+	if o.DryRun {
+		fmt.Fprint(e.Out, "dry run: nothing saved\n")
+	}
+	fmt.Fprintf(e.Out, "%d transcript(s): %d learned from (%d observations kept, %d rejected as ungrounded), %d unchanged since last time, %d failed\n",
+		sum.Read, sum.Learned, sum.Kept, sum.Rejected, sum.Unchanged, sum.Failed)
+	if sum.Version > 0 {
+		fmt.Fprintf(e.Out, "profile v%d\n", sum.Version)
+		republish(ctx, e)
+	}
+	return sum, nil
+}
+
+// republish runs publish.Publish and prints what it says; its failure does
+// not undo the profile change that preceded it.
+func republish(ctx context.Context, e Env) {
+	rep, err := publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
+	if err != nil {
+		fmt.Fprintf(e.Err, "synaxi: publish guidance: %v (the profile change is saved; run the command again to retry)\n", err)
+		return
+	}
+	for _, c := range rep.Changed {
+		fmt.Fprintf(e.Out, "published %s\n", c)
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(e.Err, "synaxi: %v\n", p)
+	}
+}
+
+// ErrUsage is returned for a bad profile subcommand.
+var ErrUsage = errors.New("usage")

@@ -1,0 +1,140 @@
+// Command synaxi-ingest is synaxi's SessionEnd hook and the drain that
+// learns from finished sessions.
+//
+//	synaxi-ingest          SessionEnd: queue the session (id, transcript
+//	                       path, cwd, reason) under $XDG_STATE_HOME/synaxi/ingest,
+//	                       start a detached drain and return at once
+//	synaxi-ingest drain    work through the queue: read each transcript,
+//	                       extract grounded observations, save a new profile
+//	                       version, publish; retry failures with backoff and
+//	                       give up into the dead-letter list after
+//	                       ingest.max_tries
+//
+// The hook input is read from stdin. The hook does nothing when
+// ingest.enabled is false or when SYNAXI_INGEST_CHILD is set (a session
+// synaxi itself started for a model call). On any error it exits 0 with no
+// output; the drain logs to $XDG_STATE_HOME/synaxi/ingest/drain.log (rotated
+// to drain.log.1 past 1 MiB).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/synaxi/synaxi/internal/buildinfo"
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/hook"
+	"github.com/synaxi/synaxi/learning/queue"
+)
+
+// version is set with -ldflags "-X main.version=…".
+var version string
+
+// maxLog is the size at which the drain's log is rotated to drain.log.1.
+const maxLog = 1 << 20
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	switch {
+	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
+		fmt.Fprintln(stdout, "synaxi-ingest", buildinfo.Version(version))
+		return 0
+	case len(args) == 1 && args[0] == "drain":
+		if err := drain(ctx, getenv); err != nil {
+			fmt.Fprintln(stderr, "synaxi-ingest drain:", err)
+			return 1
+		}
+		return 0
+	case len(args) > 0 && args[0] != "hook":
+		fmt.Fprintln(stderr, "usage: synaxi-ingest [hook] | drain  (SessionEnd hook input on stdin)")
+		return 2
+	}
+	if err := sessionEnd(stdin, getenv); err != nil {
+		fmt.Fprintln(stderr, "synaxi-ingest:", err)
+	}
+	return 0
+}
+
+func loadConfig(d xdg.Dirs, getenv func(string) string) (config.Config, error) {
+	l, err := config.Load(d.ConfigFile(), getenv)
+	if err != nil {
+		return config.Default(), err
+	}
+	return l.Config, nil
+}
+
+func sessionEnd(stdin io.Reader, getenv func(string) string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	if getenv(extract.ChildEnv) != "" {
+		return nil
+	}
+	d := xdg.Resolve()
+	// A broken config file must not lose the session: queue it with the
+	// defaults (the drain reports the config error).
+	cfg, _ := loadConfig(d, getenv)
+	if !cfg.Ingest.Enabled {
+		return nil
+	}
+	in, err := hookio.Read(stdin)
+	if err != nil {
+		return err
+	}
+	if _, err := hook.Enqueue(queue.Open(d.StatePath("ingest")), in); err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable: %w", err)
+	}
+	return hook.Spawn(exe)
+}
+
+func drain(ctx context.Context, getenv func(string) string) error {
+	d := xdg.Resolve()
+	q := queue.Open(d.StatePath("ingest"))
+	if err := xdg.Ensure(q.Dir()); err != nil {
+		return err
+	}
+	logPath := filepath.Join(q.Dir(), "drain.log")
+	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxLog {
+		_ = os.Rename(logPath, logPath+".1") // one old log kept; losing it is harmless
+	}
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
+	if err != nil {
+		return fmt.Errorf("open drain log: %w", err)
+	}
+	defer logf.Close()
+	cfg, err := loadConfig(d, getenv)
+	if err != nil {
+		// Learning with a half-read config could send transcripts where
+		// the user did not mean to: stop and say why.
+		fmt.Fprintf(logf, "config: %v; fix it, then run `synaxi ingest` to drain the queue\n", err)
+		return err
+	}
+	dr, err := hook.New(d, cfg, getenv, logf)
+	if err != nil {
+		fmt.Fprintf(logf, "%v\n", err)
+		return err
+	}
+	_, err = dr.Drain(ctx)
+	return err
+}

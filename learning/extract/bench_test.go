@@ -1,0 +1,69 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/synaxi/synaxi/learning/read"
+
+	"github.com/synaxi/synaxi/learning/store"
+)
+
+// threeMB writes a transcript of at least 3,000,000 bytes, whole lines of
+// the m-claude fixture repeated (its human turns included), and returns
+// its path.
+func threeMB(b *testing.B) string {
+	b.Helper()
+	data, err := os.ReadFile("testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out bytes.Buffer
+	for out.Len() < 3_000_000 {
+		rest := data
+		for len(rest) > 0 && out.Len() < 3_000_000 {
+			i := bytes.IndexByte(rest, '\n')
+			out.Write(rest[:i+1])
+			rest = rest[i+1:]
+		}
+	}
+	p := filepath.Join(b.TempDir(), "three-mb.jsonl")
+	if err := os.WriteFile(p, out.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkExtractEmbedded is the embedded extraction of a 3 MB transcript:
+// reading it into human turns (scrubbed), the rules, and the grounding
+// check. Goal: under 1 s.
+func BenchmarkExtractEmbedded(b *testing.B) {
+	p := threeMB(b)
+	fi, _ := os.Stat(p)
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		d, err := read.Read(p, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
+		if kept, _ := Validate(d, obs); len(kept) == 0 {
+			b.Fatal("nothing extracted")
+		}
+	}
+}
+
+// BenchmarkIngest3MB is the whole pipeline for one 3 MB session, the
+// profile's locked read-modify-write and versioned save included.
+func BenchmarkIngest3MB(b *testing.B) {
+	p := threeMB(b)
+	store := store.Open(b.TempDir())
+	for b.Loop() {
+		if _, err := Ingest(context.Background(), store, p, Options{Force: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,341 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/synaxi/synaxi/learning/read"
+
+	"github.com/synaxi/synaxi/learning/store"
+)
+
+// Extractor proposes observations for a session. Whatever it returns is
+// still checked by Validate before anything is stored.
+type Extractor interface {
+	Name() string
+	Extract(ctx context.Context, d *read.Doc, known []store.Entry) ([]store.Observation, error)
+}
+
+// Embedded is the default extractor: rules over the user's typed turns, no
+// network, deterministic. It learns only what reads as durable, so that a
+// one-off task statement never comes back as a rule in the next session:
+//   - rules said with a time-free marker (always, never, don't ever, from
+//     now on, every time, by default…) or a prohibition of a habit ("stop
+//     adding…", "don't … every…"), as guards;
+//   - stated preferences and conventions ("I prefer…", "we use…", "X
+//     instead of Y"), under their topic's dimension;
+//   - quality gates demanded when the assistant reached a checkpoint (it
+//     ran git or asked how to go on): "run pre-commit, gitleaks";
+//   - "keep going until…/without…" (autonomy), self-descriptions of
+//     expertise, complaints about the assistant repeating a failure ("you
+//     forgot… again", "I told you…"), and repeated tool failures followed
+//     by the user stepping in.
+//
+// It learns nothing from questions, hedges and hypotheses ("I think we
+// should…", "I suspect…"), menu answers, greetings, or sentences marked as
+// temporary ("for now", "this time", "yet"). English first, with the
+// commonest German, French and Spanish forms. testdata/fixtures.tsv and
+// testdata/constructed.tsv measure it (docs/ingest.md, "Extraction
+// quality").
+type Embedded struct{}
+
+// Name is "embedded".
+func (Embedded) Name() string { return "embedded" }
+
+// Extract returns one observation per recognised sentence.
+func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]store.Observation, error) {
+	var out []store.Observation
+	for i := range d.Turns {
+		t := &d.Turns[i]
+		ctxText := t.Before.Describe()
+		ev := func(quote string) []store.Evidence {
+			return []store.Evidence{{Session: d.Session, UUID: t.UUID, Timestamp: t.Timestamp, Quote: quote, Context: ctxText}}
+		}
+		sentences := Sentences(t.Text)
+		found := false
+		for _, s := range sentences {
+			if o, ok := classify(s, t.Before); ok && (o.Confidence > 0.4 || len(sentences) <= 3) {
+				o.Evidence = ev(s)
+				out = append(out, o)
+				found = true
+			} else if o, ok := repeated(s, d.Session, known); ok {
+				o.Evidence = ev(s)
+				out = append(out, o)
+			}
+		}
+		// The assistant kept failing with the same tool and the user had
+		// to step in: a weakness of the assistant, evidenced by the turn.
+		if t.Before.Failures >= 3 && t.Before.FailingTool != "" && len(sentences) > 0 {
+			out = append(out, store.Observation{
+				Dimension:  store.AIFailures,
+				Text:       fmt.Sprintf("kept retrying failing %s calls instead of stopping to rethink", t.Before.FailingTool),
+				Confidence: 0.6, Evidence: ev(sentences[0]),
+			})
+		}
+		// A strong reaction right after an action is a trigger.
+		if found && strongReaction(t.Text) && len(t.Before.Tools) > 0 && len(sentences) > 0 {
+			out = append(out, store.Observation{
+				Dimension:  store.Triggers,
+				Text:       "reacts strongly when the assistant " + coarse(t.Before.Tools[len(t.Before.Tools)-1]),
+				Confidence: 0.5, Evidence: ev(sentences[0]),
+			})
+		}
+	}
+	return out, nil
+}
+
+// Sentences splits a turn into trimmed sentences of at most 400 bytes
+// (longer ones are dropped: a pasted log is not a preference).
+func Sentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		start := 0
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if (c == '.' || c == '!' || c == '?' || c == ';') && (i+1 == len(line) || line[i+1] == ' ') {
+				out = appendSentence(out, line[start:i+1])
+				start = i + 1
+			}
+		}
+		out = appendSentence(out, line[start:])
+	}
+	return out
+}
+
+func appendSentence(out []string, s string) []string {
+	s = strings.TrimSpace(s)
+	if len(s) < 3 || len(s) > 400 || !strings.ContainsFunc(s, unicode.IsLetter) {
+		return out
+	}
+	return append(out, s)
+}
+
+var (
+	// A time-free marker makes a rule of what it governs.
+	durableRE = lazy(`(?i)(^|\b)(never|always|from now on|going forward|in (the )?future|every ?time|each time|whenever|by default|as a rule|(don'?t|do not) ever|no more|immer|niemals|nie|ab jetzt|ab sofort|künftig|grundsätzlich|bitte keine|toujours|jamais|désormais|dorénavant|à l'avenir|siempre|nunca|de ahora en adelante|a partir de ahora)\b`)
+	// A prohibition leading the sentence ("don't", "stop", "avoid"): a rule
+	// only when it forbids a habit, not one step of the task.
+	prohibitRE = lazy(`(?i)^(please |pls |and )?(don'?t|do not|stop|avoid|quit|no more|hör auf|arrête|deja de)\b\s*(.*)$`)
+	// Words that make a prohibition general: "… every function", "… again".
+	generalRE = lazy(`(?i)\b(every|each|any|all|anything|anyone|ever|again|whenever)\b`)
+	// Words that make a sentence about this moment only.
+	oneOffRE = lazy(`(?i)\b(for now|this time|just this once|yet|right now|at the moment|for the moment|today|for this (one|task|pr|file|commit)|erstmal|vorerst|diesmal|pour l'instant|cette fois|por ahora|esta vez)\b`)
+	// A stated preference or convention.
+	preferRE = lazy(`(?i)\b(i (really )?(prefer|'?d prefer|'?d rather|like|love|hate|dislike|don'?t like|can'?t stand)|we (use|prefer|don'?t use|never use|always use)|our (convention|style|standard|rule)s? (is|are)|convention is|instead of|rather than|ich (bevorzuge|mag keine|hasse)|wir (verwenden|benutzen|nutzen)|je (préfère|déteste|n'aime pas)|(nous|on) utilise|prefiero|odio|usamos)\b`)
+	// A sentence that opens with a verb of a quality gate, naming a gate.
+	gateVerbRE = lazy(`(?i)^(please |pls |and )?(run|use|sign|lint|format|check|verify|scan|test)\b`)
+	gateRE     = lazy(`(?i)\b(tests?|lint\w*|pre-?commit|hooks?|checks?|gitleaks|secrets? scan\w*|gofmt|go vet|vet|typecheck\w*|sign\w*|review\w*|format\w*|ci)\b`)
+	// Autonomy: keep going until done, without asking.
+	autonomyRE = lazy(`(?i)^(continue|keep going|carry on|proceed|don'?t stop)\b.*\b(until|without)\b`)
+	// The user complains that the assistant repeats a failure.
+	repeatRE = lazy(`(?i)(\byou (forgot|keep|ignored|again|didn'?t (listen|read))\b|\bi (already )?(told you|said|asked you)\b|\bhow many times\b|\bagain[,:!]|\bwie oft\b|\bje t'ai (dit|déjà dit)\b|\bya te (dije|lo dije)\b)`)
+	// A suggestion about the task at hand ("I think we should investigate
+	// X before Y"), unless a time-free marker makes it a rule.
+	suggestRE  = lazy(`(?i)\b(we should|we could|let'?s|i think|sollten wir|on devrait|deberíamos)\b`)
+	expertRE   = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
+	leadRE     = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
+	questionRE = lazy(`\?\s*$`)
+	// Hedges and hypotheses about the problem at hand: not facts, not rules.
+	hedgeRE = lazy(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|i suspect|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
+)
+
+// keyword sets that route an observation to a dimension.
+var (
+	codeStyleRE = lazy(`(?i)\b(indent\w*|tabs?|spaces|naming|names|camel ?case|snake_case|type hints?|comments?|docstrings?|variables?|functions?|error handling|early returns?|imports?|semicolons?|quotes|gofmt|prettier|black|eslint|style|idiomatic|readab\w+|helpers?|abstractions?|funktion\w*|kommentar\w*|variabl\w+|fonctions?|commentaires?|funci\w+|comentarios?|nombres)\b`)
+	commsRE     = lazy(`(?i)\b(concise|brief|short(er)?|too long|verbose|explain\w*|summar\w+|emojis?|tone|answers?|respond\w*|reply|replies|language|in (english|german|french|spanish)|just the code|wordy|chatty|antwort\w*|deutsch|englisch|réponses?|français|anglais|respuestas?|español|inglés)\b`)
+	workflowRE  = lazy(`(?i)\b(commits?|committ\w*|push\w*|pull requests?|prs?|branch\w*|merge\w*|rebase|tests?|testing|ci|deploy\w*|release\w*|pre-commit|gitleaks|sign\w*|gpg|reviews?|builds?|lint\w*|npm|pnpm|yarn|docker|migrations?|investigate|plan\w*|worktrees?)\b`)
+	valuesRE    = lazy(`(?i)\b(i care about|important to me|i value|security|privacy|simplicity|correctness|quality|performance matters)\b`)
+)
+
+// classify recognises one sentence typed after the assistant did before.
+func classify(s string, before read.Action) (store.Observation, bool) {
+	lower := strings.ToLower(s)
+	durable := durableRE.MatchString(s)
+	if questionRE.MatchString(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || !durable && suggestRE.MatchString(s) {
+		// A question, a hypothesis or an order for this moment is not a
+		// fact about the user.
+		return store.Observation{}, false
+	}
+	text := strings.TrimRight(leadRE.ReplaceAllString(lower, ""), ".!; ")
+	if text == "" {
+		text = lower
+	}
+	words := len(strings.Fields(s))
+	switch {
+	case durable && words >= 3:
+		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.7}, true
+	case prohibitsHabit(text) && words >= 3:
+		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.6}, true
+	case rejectsAction(lower, text, before) && words >= 4:
+		// "no, don't mock the database in the tests" right after the
+		// assistant did it: a correction of how it works, the issue's
+		// first example of what the user teaches.
+		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.5}, true
+	case expertRE.MatchString(s):
+		return store.Observation{Dimension: store.Expertise, Text: text, Confidence: 0.6}, true
+	case autonomyRE.MatchString(s):
+		return store.Observation{Dimension: store.Expectations, Text: text, Confidence: 0.5}, true
+	case preferRE.MatchString(s):
+		return store.Observation{Dimension: route(s), Text: text, Confidence: 0.6}, true
+	case repeatRE.MatchString(s) && words >= 3:
+		return store.Observation{Dimension: store.AIFailures, Text: text, Confidence: 0.6}, true
+	case gateVerbRE.MatchString(text) && gateRE.MatchString(text) && atCheckpoint(before):
+		return store.Observation{Dimension: store.Workflow, Text: gateWhen(text, before) + text, Confidence: 0.5}, true
+	}
+	return store.Observation{}, false
+}
+
+// repeated recognises a sentence that says again what an entry learned in
+// another session says (the same content words, store.MatchAt or more,
+// against its text or one of its quotes): a statement the user repeats
+// across sessions is durable even without a marker, so it reinforces that
+// entry. Questions, hedges and temporary orders still teach nothing.
+func repeated(s, session string, known []store.Entry) (store.Observation, bool) {
+	if questionRE.MatchString(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || len(strings.Fields(s)) < 3 {
+		return store.Observation{}, false
+	}
+	for _, e := range known {
+		if e.Excluded || e.Dimension == store.AIFailures || e.Dimension == store.Triggers || !slices.ContainsFunc(e.Evidence, func(ev store.Evidence) bool { return ev.Session != session }) {
+			continue
+		}
+		match := store.Similarity(s, e.Text) >= store.MatchAt
+		for _, ev := range e.Evidence {
+			match = match || ev.Session != session && store.Similarity(s, ev.Quote) >= store.MatchAt
+		}
+		if match {
+			return store.Observation{Dimension: e.Dimension, Text: e.Text, Confidence: 0.5}, true
+		}
+	}
+	return store.Observation{}, false
+}
+
+// prohibitsHabit reports whether text opens with a prohibition of a habit:
+// "stop explaining every change", "don't add comments to every function",
+// "avoid adding dependencies", but not "stop the server" or "don't touch
+// that file".
+func prohibitsHabit(text string) bool {
+	m := prohibitRE.FindStringSubmatch(text)
+	if m == nil {
+		return false
+	}
+	verb, _, _ := strings.Cut(m[3], " ")
+	return generalRE.MatchString(m[3]) || len(verb) > 5 && strings.HasSuffix(verb, "ing")
+}
+
+// rejectsAction reports whether a sentence rejects what the assistant had
+// just done: it opens with a "no" and goes on with a prohibition ("no,
+// don't …", "nope, stop …"), and the assistant did act in the turn before.
+// A bare "don't touch that file" without the "no" stays an order for the
+// task at hand.
+func rejectsAction(lower, text string, a read.Action) bool {
+	return leadRE.MatchString(lower) && prohibitRE.MatchString(text) && (len(a.Tools) > 0 || a.Words > 0)
+}
+
+// gateWhen says when a gate applies, if the sentence does not: "before
+// pushing, " after the assistant pushed, "before committing, " after it
+// committed or when the gate is a commit-time one (pre-commit hooks,
+// secret scans, signing). The guard then reads "BEFORE committing, run
+// pre-commit actions, gitleaks." rather than an unconditional rule.
+func gateWhen(text string, a read.Action) string {
+	if whenRE.MatchString(text) {
+		return ""
+	}
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git push") {
+			return "before pushing, "
+		}
+	}
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git commit") {
+			return "before committing, "
+		}
+	}
+	if commitGateRE.MatchString(text) {
+		return "before committing, "
+	}
+	return ""
+}
+
+// whenRE: the sentence already says when (or names the step it gates).
+var whenRE = lazy(`(?i)\b(before|after|when|whenever|if|once|until)\b|(^|[\s,])(commit\w*|push\w*|merg\w*|releas\w*|deploy\w*)\b`)
+
+// commitGateRE: gates that belong to making a commit.
+var commitGateRE = lazy(`(?i)\b(pre-?commit|gitleaks|secrets? scan\w*|sign\w*|gpg)\b`)
+
+// atCheckpoint reports whether the assistant had just reached a point
+// where the user's process applies: it ran git, or it stopped to ask.
+func atCheckpoint(a read.Action) bool {
+	for _, t := range a.Tools {
+		if strings.HasPrefix(t, "ran git") {
+			return true
+		}
+	}
+	return len(a.Tools) == 0 && a.Words > 0
+}
+
+// route picks the dimension of a preference by its vocabulary.
+func route(s string) string {
+	switch {
+	case codeStyleRE.MatchString(s):
+		return store.CodeStyle
+	case commsRE.MatchString(s):
+		return store.Communication
+	case valuesRE.MatchString(s):
+		return store.Values
+	case workflowRE.MatchString(s):
+		return store.Workflow
+	}
+	return store.Expectations
+}
+
+var shoutRE = lazy(`\b(NO|STOP|WRONG|NEVER|WTF|DON'T)\b|!!`)
+
+func strongReaction(s string) bool { return shoutRE.MatchString(s) }
+
+// coarse turns "ran git push origin" into "runs git push" so the same kind
+// of action matches across sessions.
+func coarse(tool string) string {
+	f := strings.Fields(tool)
+	if len(f) == 0 {
+		return tool
+	}
+	switch f[0] {
+	case "ran":
+		if len(f) >= 3 {
+			return "runs " + f[1] + " " + f[2]
+		}
+		return "runs commands"
+	case "edited":
+		return "edits files"
+	case "wrote":
+		return "writes files"
+	}
+	return "uses " + f[0]
+}
+
+// lazyRE compiles its pattern on first use: the hook binary links this
+// package but never extracts, and compiling every rule at start-up cost it
+// about 9 ms per SessionEnd.
+type lazyRE struct {
+	once sync.Once
+	src  string
+	re   *regexp.Regexp
+}
+
+func lazy(src string) *lazyRE { return &lazyRE{src: src} }
+
+func (l *lazyRE) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.src) })
+	return l.re
+}
+
+func (l *lazyRE) MatchString(s string) bool { return l.get().MatchString(s) }
+
+func (l *lazyRE) ReplaceAllString(s, repl string) string { return l.get().ReplaceAllString(s, repl) }
+
+func (l *lazyRE) FindStringSubmatch(s string) []string { return l.get().FindStringSubmatch(s) }

@@ -1,0 +1,26 @@
+module github.com/synaxi/synaxi/learning
+
+go 1.26.0
+
+require (
+	github.com/gofrs/flock v0.13.2
+	github.com/google/renameio/v2 v2.0.2
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/stretchr/testify v1.12.1
+	github.com/synaxi/synaxi/internal v0.0.0
+	github.com/tidwall/gjson v1.20.2
+)
+
+require (
+	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/adrg/xdg v0.5.3 // indirect
+	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
+	github.com/rivo/uniseg v0.4.7 // indirect
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/term v0.44.0 // indirect
+)
+
+replace github.com/synaxi/synaxi/internal => ../internal

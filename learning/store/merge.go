@@ -1,0 +1,325 @@
+package store
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Merge tuning. Similarity is the word-set Dice coefficient of two texts
+// (see Similarity); entries of the same dimension at or above MatchAt are
+// the same observation.
+const (
+	MatchAt     = 0.7
+	HalfLife    = 90 * 24 * time.Hour // weights halve after this long unseen
+	MinWeight   = 0.1                 // entries lighter than this are pruned
+	MaxPerGroup = 40                  // entries kept per dimension and scope/project
+	// PromoteAt is how many distinct projects must share an observation for
+	// it to move to the global scope.
+	PromoteAt = 2
+)
+
+// globalDims are about the person, not a codebase: they are stored global
+// from the start. The rest are stored per project and promoted.
+var globalDims = map[string]bool{Expertise: true, Communication: true, Values: true}
+
+// Observation is one extracted, already grounded observation. Every
+// Evidence quote has been checked against the session's human-typed turns
+// before it gets here.
+type Observation struct {
+	Dimension  string     `json:"dimension"`
+	Text       string     `json:"text"`
+	Confidence float64    `json:"confidence"`
+	Evidence   []Evidence `json:"evidence"`
+}
+
+// Batch is everything one session contributes.
+type Batch struct {
+	Session      string
+	Project      string    // repository root; "" when unknown (stored global)
+	At           time.Time // the session's last timestamp
+	Bytes        int64     // transcript size read
+	Observations []Observation
+}
+
+// MergeStats says what a merge did.
+type MergeStats struct {
+	Added, Reinforced, Repeated, Forgotten, Promoted, Pruned int
+}
+
+// Merge folds b into p. It is idempotent per session: merging the same
+// batch twice changes nothing but the ledger's time, because an entry that
+// already lists the session gains no count and no weight (a repeated
+// session only adds evidence it did not cite yet). Observations matching a
+// tombstone are dropped. Weights decay by the time elapsed since the last
+// merge, never by the number of merges; entries under MinWeight are pruned;
+// observations seen in PromoteAt projects move to the global scope.
+func Merge(p *Profile, b Batch) MergeStats {
+	var st MergeStats
+	at := b.At.UTC()
+	decay(p, at)
+	for _, o := range b.Observations {
+		if !ValidDimension(o.Dimension) || strings.TrimSpace(o.Text) == "" || len(o.Evidence) == 0 {
+			continue
+		}
+		if forgotten(p, o, b.Project) {
+			st.Forgotten++
+			continue
+		}
+		conf := o.Confidence
+		if conf <= 0 || conf > 1 {
+			conf = 0.5
+		}
+		scope, project := ScopeProject, b.Project
+		if globalDims[o.Dimension] || project == "" {
+			scope, project = ScopeGlobal, ""
+		}
+		e := best(p, o.Dimension, o.Text, b.Project)
+		if e == nil {
+			ne := Entry{
+				ID: NewID(scope, project, o.Dimension, o.Text), Scope: scope, Project: project,
+				Dimension: o.Dimension, Text: strings.TrimSpace(o.Text), Weight: conf,
+				FirstSeen: at, LastSeen: at,
+			}
+			for p.Find(ne.ID) != nil {
+				ne.ID = NewID(scope, project, o.Dimension, ne.ID)
+			}
+			p.Entries = append(p.Entries, ne)
+			e = &p.Entries[len(p.Entries)-1]
+			st.Added++
+		} else if e.HasSession(b.Session) {
+			st.Repeated++
+		} else {
+			// Reinforcement closes a share of the gap to 1, so repeated
+			// evidence raises weight with diminishing returns.
+			e.Weight = 1 - (1-e.Weight)*(1-0.4*conf)
+			st.Reinforced++
+		}
+		if !e.HasSession(b.Session) {
+			e.Sessions = append(e.Sessions, b.Session)
+			e.Count = len(e.Sessions)
+		}
+		if b.Project != "" && !slices.Contains(e.Projects, b.Project) {
+			e.Projects = append(e.Projects, b.Project)
+		}
+		if at.After(e.LastSeen) {
+			e.LastSeen = at
+		}
+		for _, ev := range o.Evidence {
+			if ev.Project == "" {
+				ev.Project = b.Project
+			}
+			e.AddEvidence(ev)
+		}
+	}
+	st.Promoted = promote(p)
+	st.Pruned = prune(p)
+	if p.Ingested == nil {
+		p.Ingested = map[string]Ingested{}
+	}
+	prev := p.Ingested[b.Session]
+	p.Ingested[b.Session] = Ingested{Project: b.Project, At: at, Bytes: max(prev.Bytes, b.Bytes),
+		Observations: max(prev.Observations, len(b.Observations))}
+	return st
+}
+
+// decay multiplies every weight by 0.5^(elapsed/HalfLife), elapsed being
+// the time since the profile last decayed. Time never runs backwards: a
+// batch older than the last decay (a backfill) decays nothing.
+func decay(p *Profile, at time.Time) {
+	if p.DecayedAt.IsZero() {
+		p.DecayedAt = at
+		return
+	}
+	elapsed := at.Sub(p.DecayedAt)
+	if elapsed <= 0 {
+		return
+	}
+	f := math.Pow(0.5, float64(elapsed)/float64(HalfLife))
+	for i := range p.Entries {
+		p.Entries[i].Weight *= f
+	}
+	p.DecayedAt = at
+}
+
+// best is the most similar entry of dimension that applies in project
+// (global ones and the project's own), or nil below MatchAt.
+func best(p *Profile, dimension, text, project string) *Entry {
+	var found *Entry
+	top := 0.0
+	for i := range p.Entries {
+		e := &p.Entries[i]
+		if e.Dimension != dimension || (e.Scope == ScopeProject && e.Project != project) {
+			continue
+		}
+		if s := Similarity(e.Text, text); s >= MatchAt && s > top {
+			found, top = e, s
+		}
+	}
+	return found
+}
+
+func forgotten(p *Profile, o Observation, project string) bool {
+	for _, t := range p.Forgotten {
+		if t.Dimension == o.Dimension && (t.Scope == ScopeGlobal || t.Project == project) &&
+			Similarity(t.Text, o.Text) >= MatchAt {
+			return true
+		}
+	}
+	return false
+}
+
+// promote moves project observations seen in PromoteAt or more projects to
+// one global entry that keeps every session, project and the newest
+// evidence, under the id of the heaviest member.
+func promote(p *Profile) int {
+	n := 0
+	for i := 0; i < len(p.Entries); i++ {
+		a := p.Entries[i]
+		if a.Scope != ScopeProject {
+			continue
+		}
+		group := []int{i}
+		projects := map[string]bool{a.Project: true}
+		for j := i + 1; j < len(p.Entries); j++ {
+			b := p.Entries[j]
+			if b.Scope == ScopeProject && b.Dimension == a.Dimension && Similarity(a.Text, b.Text) >= MatchAt {
+				group = append(group, j)
+				projects[b.Project] = true
+			}
+		}
+		if len(projects) < PromoteAt {
+			continue
+		}
+		g := Entry{Scope: ScopeGlobal, Dimension: a.Dimension, Text: a.Text, Weight: a.Weight, FirstSeen: a.FirstSeen, LastSeen: a.LastSeen, ID: a.ID}
+		for _, k := range group {
+			m := p.Entries[k]
+			if m.Weight > g.Weight {
+				g.Weight, g.ID, g.Text = m.Weight, m.ID, m.Text
+			}
+			if m.FirstSeen.Before(g.FirstSeen) {
+				g.FirstSeen = m.FirstSeen
+			}
+			if m.LastSeen.After(g.LastSeen) {
+				g.LastSeen = m.LastSeen
+			}
+			g.Excluded = g.Excluded || m.Excluded
+			for _, s := range m.Sessions {
+				if !slices.Contains(g.Sessions, s) {
+					g.Sessions = append(g.Sessions, s)
+				}
+			}
+			for _, pr := range append([]string{m.Project}, m.Projects...) {
+				if pr != "" && !slices.Contains(g.Projects, pr) {
+					g.Projects = append(g.Projects, pr)
+				}
+			}
+			for _, ev := range m.Evidence {
+				g.AddEvidence(ev)
+			}
+		}
+		g.Count = len(g.Sessions)
+		// An equal global entry may already exist: fold into it.
+		if e := best(p, g.Dimension, g.Text, ""); e != nil && e.Scope == ScopeGlobal {
+			for _, s := range g.Sessions {
+				if !slices.Contains(e.Sessions, s) {
+					e.Sessions = append(e.Sessions, s)
+				}
+			}
+			e.Count = len(e.Sessions)
+			e.Weight = max(e.Weight, g.Weight)
+			for _, ev := range g.Evidence {
+				e.AddEvidence(ev)
+			}
+			for _, pr := range g.Projects {
+				if !slices.Contains(e.Projects, pr) {
+					e.Projects = append(e.Projects, pr)
+				}
+			}
+			e.Excluded = e.Excluded || g.Excluded
+		} else {
+			p.Entries = append(p.Entries, g)
+		}
+		for k := len(group) - 1; k >= 0; k-- {
+			p.Entries = slices.Delete(p.Entries, group[k], group[k]+1)
+		}
+		i--
+		n++
+	}
+	return n
+}
+
+// prune drops entries under MinWeight and keeps at most MaxPerGroup per
+// dimension and scope/project, heaviest first.
+func prune(p *Profile) int {
+	before := len(p.Entries)
+	p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool { return e.Weight < MinWeight })
+	SortEntries(p.Entries)
+	seen := map[string]int{}
+	p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool {
+		k := e.Dimension + "\x00" + e.Scope + "\x00" + e.Project
+		seen[k]++
+		return seen[k] > MaxPerGroup
+	})
+	return before - len(p.Entries)
+}
+
+// negations flip an observation's meaning; two texts that disagree on them
+// are never the same observation ("use tabs" / "never use tabs").
+var negations = map[string]bool{
+	"no": true, "not": true, "never": true, "dont": true, "don't": true, "do not": true,
+	"avoid": true, "stop": true, "without": true, "nie": true, "nicht": true, "kein": true,
+	"jamais": true, "pas": true, "nunca": true,
+}
+
+var stop = map[string]bool{
+	"a": true, "an": true, "the": true, "to": true, "of": true, "and": true, "or": true,
+	"in": true, "on": true, "for": true, "is": true, "be": true, "it": true, "this": true,
+	"that": true, "with": true, "please": true, "you": true, "i": true, "we": true,
+	"user": true, "always": true, "should": true, "must": true,
+}
+
+// Similarity is the Dice coefficient of the two texts' content-word sets
+// (lower case, punctuation and filler removed), or 0 when one is negated
+// and the other is not.
+func Similarity(a, b string) float64 {
+	wa, na := words(a)
+	wb, nb := words(b)
+	if na != nb {
+		return 0
+	}
+	if len(wa) == 0 || len(wb) == 0 {
+		if len(wa) == len(wb) {
+			return 1
+		}
+		return 0
+	}
+	common := 0
+	for w := range wa {
+		if wb[w] {
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(wa)+len(wb))
+}
+
+func words(s string) (map[string]bool, bool) {
+	set := map[string]bool{}
+	neg := false
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '_' && r != '.'
+	}) {
+		f = strings.Trim(f, "'.-")
+		if negations[f] || strings.HasSuffix(f, "n't") {
+			neg = true
+			continue
+		}
+		if f == "" || stop[f] {
+			continue
+		}
+		set[f] = true
+	}
+	return set, neg
+}
