@@ -9,6 +9,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
 	github.com/tidwall/gjson v1.20.2
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )
 
 require (

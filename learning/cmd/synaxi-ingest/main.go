@@ -13,8 +13,8 @@
 // The hook input is read from stdin. The hook does nothing when
 // ingest.enabled is false or when SYNAXI_INGEST_CHILD is set (a session
 // synaxi itself started for a model call). On any error it exits 0 with no
-// output; the drain logs to $XDG_STATE_HOME/synaxi/ingest/drain.log (rotated
-// to drain.log.1 past 1 MiB).
+// output; the drain logs to $XDG_STATE_HOME/synaxi/ingest/drain.log, which
+// lumberjack rotates past 1 MB, keeping one older log beside it.
 package main
 
 import (
@@ -29,18 +29,19 @@ import (
 	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
-	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/extract"
 	"github.com/synaxi/synaxi/learning/hook"
 	"github.com/synaxi/synaxi/learning/queue"
+	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // version is set with -ldflags "-X main.version=…".
 var version string
 
-// maxLog is the size at which the drain's log is rotated to drain.log.1.
-const maxLog = 1 << 20
+// maxLogMB is the size in megabytes past which the drain's log is rotated;
+// one rotated log is kept.
+const maxLogMB = 1
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -114,14 +115,9 @@ func drain(ctx context.Context, getenv func(string) string) error {
 	if err := xdg.Ensure(q.Dir()); err != nil {
 		return err
 	}
-	logPath := filepath.Join(q.Dir(), "drain.log")
-	if fi, err := os.Stat(logPath); err == nil && fi.Size() > maxLog {
-		_ = os.Rename(logPath, logPath+".1") // one old log kept; losing it is harmless
-	}
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
-	if err != nil {
-		return fmt.Errorf("open drain log: %w", err)
-	}
+	// lumberjack creates the log 0600, like every state file, and rotates
+	// it on the write that would pass maxLogMB.
+	logf := &lumberjack.Logger{Filename: filepath.Join(q.Dir(), "drain.log"), MaxSize: maxLogMB, MaxBackups: 1}
 	defer logf.Close()
 	cfg, err := loadConfig(d, getenv)
 	if err != nil {

@@ -287,3 +287,32 @@ func writeHuge(t *testing.T, path string, data []byte, size int64) {
 		written += int64(n)
 	}
 }
+
+// The drain's log does not grow without bound: past 1 MB it is rotated
+// (lumberjack) on the next write, one older log is kept, and both stay
+// private to the user.
+func TestDrainLogIsRotated(t *testing.T) {
+	w := newWorld(t)
+	dir := w.queue().Dir()
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	old := bytes.Repeat([]byte("an old drain line\n"), (1<<20)/18+1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "drain.log"), old, 0o600))
+	w.hook(t, "sess-1", copyAs(t, w.root, "sess-1"))
+	w.waitIdle(t)
+
+	cur, err := os.ReadFile(filepath.Join(dir, "drain.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(cur), "session sess-1:")
+	assert.NotContains(t, string(cur), "an old drain line", "the new log starts empty")
+	backups, err := filepath.Glob(filepath.Join(dir, "drain-*.log"))
+	require.NoError(t, err)
+	require.Len(t, backups, 1, "one older log kept")
+	kept, err := os.ReadFile(backups[0])
+	require.NoError(t, err)
+	assert.Equal(t, old, kept)
+	for _, p := range append(backups, filepath.Join(dir, "drain.log")) {
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), p)
+	}
+}
