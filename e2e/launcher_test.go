@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // launcherVersion is the plugin version the launcher tests pretend to ship.
@@ -95,13 +96,20 @@ func buildArchive(t *testing.T, dir string, files map[string]string) []byte {
 	return buf.Bytes()
 }
 
-func (r *launcherRig) dataBin() string {
-	return filepath.Join(r.home, ".local", "share", "synaxi", "bin", launcherVersion)
+// dirs are synaxi's directories as the Go binaries resolve them for the
+// launcher's environment (HOME only) on this OS.
+func (r *launcherRig) dirs() xdg.Dirs {
+	return xdg.For(runtime.GOOS, func(k string) string {
+		if k == "HOME" {
+			return r.home
+		}
+		return ""
+	})
 }
 
-func (r *launcherRig) logFile() string {
-	return filepath.Join(r.home, ".local", "state", "synaxi", "launcher.log")
-}
+func (r *launcherRig) dataBin() string { return r.dirs().DataPath("bin", launcherVersion) }
+
+func (r *launcherRig) logFile() string { return r.dirs().StatePath("launcher.log") }
 
 func (r *launcherRig) env(base string) []string {
 	var env []string
@@ -343,9 +351,11 @@ func TestLauncherDownloadLock(t *testing.T) {
 }
 
 // TestLauncherForksNothing traces the launcher on its hot paths (a binary
-// built beside it, one downloaded earlier into the data dir, the
-// development override): the only programs started are sh itself and the
-// binary, and sh forks no child on the way.
+// built beside it, one downloaded earlier into the data dir that
+// CLAUDE_PLUGIN_DATA or XDG_DATA_HOME names, the development override): the
+// only programs started are sh itself and the binary, and sh forks no child on
+// the way. (With neither variable set, the default data dir depends on the OS
+// and costs one uname.)
 func TestLauncherForksNothing(t *testing.T) {
 	strace, err := exec.LookPath("strace")
 	if err != nil {
@@ -385,10 +395,18 @@ func TestLauncherForksNothing(t *testing.T) {
 		trace(t, r, "synaxi-session")
 	})
 	t.Run("downloaded earlier", func(t *testing.T) {
-		r := newLauncherRig(t)
-		require.NoError(t, os.MkdirAll(r.dataBin(), 0o700))
-		require.NoError(t, os.WriteFile(filepath.Join(r.dataBin(), "synaxi-session"), []byte(bin), 0o755))
-		trace(t, r, "synaxi-session")
+		for _, v := range []string{"CLAUDE_PLUGIN_DATA", "XDG_DATA_HOME"} {
+			r := newLauncherRig(t)
+			data := t.TempDir()
+			r.extraEnv = []string{v + "=" + data}
+			dest := filepath.Join(data, "bin", launcherVersion)
+			if v == "XDG_DATA_HOME" {
+				dest = filepath.Join(data, xdg.App, "bin", launcherVersion)
+			}
+			require.NoError(t, os.MkdirAll(dest, 0o700))
+			require.NoError(t, os.WriteFile(filepath.Join(dest, "synaxi-session"), []byte(bin), 0o755))
+			trace(t, r, "synaxi-session")
+		}
 	})
 	t.Run("override", func(t *testing.T) {
 		r := newLauncherRig(t)
@@ -409,4 +427,48 @@ func TestLauncherReadsMinifiedManifest(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "ran start\n{}", out)
 	assert.EqualValues(t, 1, r.hits.Load())
+}
+
+// TestLauncherDirsAgreeWithXDG: the launcher, a shell script that runs before
+// any binary exists, resolves its log (state) and downloads (data) where
+// internal/xdg, the Go binaries' resolver, puts synaxi's state and data
+// directories, under the Linux and the macOS defaults (a uname on PATH says
+// which) and with XDG variables absolute or relative.
+func TestLauncherDirsAgreeWithXDG(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin"} {
+		sysname := map[string]string{"linux": "Linux", "darwin": "Darwin"}[goos]
+		fake := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(fake, "uname"),
+			[]byte("#!/bin/sh\ncase $1 in -s) echo "+sysname+" ;; *) exec /usr/bin/env -u PATH uname \"$@\" ;; esac\n"), 0o755))
+		for name, vars := range map[string][]string{
+			"defaults": nil,
+			"absolute": {"XDG_STATE_HOME=" + filepath.Join(fake, "s"), "XDG_DATA_HOME=" + filepath.Join(fake, "d")},
+			"relative": {"XDG_STATE_HOME=s", "XDG_DATA_HOME=d"},
+		} {
+			t.Run(goos+"/"+name, func(t *testing.T) {
+				r := newLauncherRig(t)
+				r.extraEnv = append([]string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH")}, vars...)
+				env := map[string]string{"HOME": r.home}
+				for _, kv := range vars {
+					k, v, _ := strings.Cut(kv, "=")
+					env[k] = v
+				}
+				dirs := xdg.For(goos, func(k string) string { return env[k] })
+
+				// Nothing to run and nothing to download: the launcher logs why.
+				out, code := r.launchWith("http://127.0.0.1:1/none", "", "synaxi-session", "start")
+				assert.Equal(t, 0, code)
+				assert.Empty(t, out)
+				assert.FileExists(t, dirs.StatePath("launcher.log"), "the launcher logs where the binaries keep state")
+
+				// A binary in the data dir the binaries resolve is the one it runs.
+				dest := dirs.DataPath("bin", launcherVersion)
+				require.NoError(t, os.MkdirAll(dest, 0o700))
+				require.NoError(t, os.WriteFile(filepath.Join(dest, "synaxi-session"), []byte(fakeSession), 0o755))
+				out, code = r.launchWith("http://127.0.0.1:1/none", "in", "synaxi-session", "start")
+				assert.Equal(t, 0, code)
+				assert.Equal(t, "ran start\nin", out)
+			})
+		}
+	}
 }

@@ -15,7 +15,6 @@ require (
 require github.com/schollz/progressbar/v3 v3.19.1 // indirect
 
 require (
-	github.com/adrg/xdg v0.5.3 // indirect
 	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect

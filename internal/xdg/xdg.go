@@ -1,16 +1,27 @@
 // Package xdg resolves synaxi's directories under the XDG base directories.
+// It is the one place any synaxi binary decides where its config, state, data
+// and cache live; the plugin's shell launcher (plugin/bin/synaxi-run) follows
+// the same rules for its log and downloads, and e2e's launcher test holds the
+// two together.
 //
-// Every call reads the XDG_* variables afresh (through adrg/xdg), so tests and
-// wrappers that change the environment see their own directories.
+// The rules: each XDG_*_HOME variable is used when it holds an absolute path
+// and ignored otherwise (the XDG base directory specification); the defaults
+// below HOME are the XDG ones (~/.config, ~/.local/state, ~/.local/share,
+// ~/.cache), except on macOS, where config, state and data default to
+// ~/Library/Application Support and the cache to ~/Library/Caches. These are
+// adrg/xdg's rules; the package states them as a function of the OS name, not
+// of build tags, so the macOS answer can be computed (and tested) anywhere,
+// and its test checks them against adrg/xdg on the platform it runs on.
+//
+// Every call reads the environment afresh, so tests and wrappers that change
+// it see their own directories.
 package xdg
 
 import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
-
-	adrg "github.com/adrg/xdg"
+	"runtime"
 )
 
 // App is the name of synaxi's folder inside each base directory.
@@ -24,20 +35,46 @@ type Dirs struct {
 	Cache  string // $XDG_CACHE_HOME/synaxi: parse cache, calibration
 }
 
-var mu sync.Mutex
+// Resolve returns synaxi's directories for this process's environment. It
+// does not create them; use Ensure for that.
+func Resolve() Dirs { return FromEnv(os.Getenv) }
 
-// Resolve returns synaxi's directories for the current environment. It does
-// not create them; use Ensure for that.
-func Resolve() Dirs {
-	mu.Lock()
-	defer mu.Unlock()
-	adrg.Reload()
-	return Dirs{
-		Config: filepath.Join(adrg.ConfigHome, App),
-		State:  filepath.Join(adrg.StateHome, App),
-		Data:   filepath.Join(adrg.DataHome, App),
-		Cache:  filepath.Join(adrg.CacheHome, App),
+// FromEnv returns synaxi's directories on this OS for the environment getenv
+// reads (a binary's test seam).
+func FromEnv(getenv func(string) string) Dirs { return For(runtime.GOOS, getenv) }
+
+// For returns synaxi's directories on the OS goos (a runtime.GOOS value) for
+// the environment getenv reads.
+func For(goos string, getenv func(string) string) Dirs {
+	home := homeDir(getenv)
+	base := func(env string, def ...string) string {
+		if v := getenv(env); filepath.IsAbs(v) {
+			return filepath.Join(v, App)
+		}
+		return filepath.Join(append(append([]string{home}, def...), App)...)
 	}
+	if goos == "darwin" {
+		return Dirs{
+			Config: base("XDG_CONFIG_HOME", "Library", "Application Support"),
+			State:  base("XDG_STATE_HOME", "Library", "Application Support"),
+			Data:   base("XDG_DATA_HOME", "Library", "Application Support"),
+			Cache:  base("XDG_CACHE_HOME", "Library", "Caches"),
+		}
+	}
+	return Dirs{
+		Config: base("XDG_CONFIG_HOME", ".config"),
+		State:  base("XDG_STATE_HOME", ".local", "state"),
+		Data:   base("XDG_DATA_HOME", ".local", "share"),
+		Cache:  base("XDG_CACHE_HOME", ".cache"),
+	}
+}
+
+// homeDir is $HOME, or "/" when it is unset (as in adrg/xdg).
+func homeDir(getenv func(string) string) string {
+	if home := getenv("HOME"); home != "" {
+		return home
+	}
+	return "/"
 }
 
 // ConfigFile is the path of config.toml.

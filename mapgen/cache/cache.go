@@ -2,10 +2,11 @@
 // warm map re-reads only the files that changed.
 //
 // One index file per repository root lives under
-// $XDG_CACHE_HOME/synaxi/mapgen/index/<hash of the root>/ (default
-// ~/.cache/…). It holds, per file, the path, size, modification time and
-// SHA-256 of the content it was parsed from and the parse result (symbols
-// and references), plus the directories and ignore files the walk depended
+// $XDG_CACHE_HOME/synaxi/mapgen/index/<hash of the root>/ (Dir, below the
+// cache directory internal/xdg resolves: by default ~/.cache/synaxi, on macOS
+// ~/Library/Caches/synaxi). It holds, per file, the path, size, modification
+// time and SHA-256 of the content it was parsed from and the parse result
+// (symbols and references), plus the directories and ignore files the walk depended
 // on, and two sorted name tables (which files define a name, which files
 // refer to it) that answer a symbol lookup without decoding every file.
 // Beside it, maps.json keeps rendered maps keyed by the index's content
@@ -38,6 +39,7 @@ import (
 	"sync"
 
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/mapgen/symbols"
 )
 
@@ -48,20 +50,9 @@ const Format = 2
 
 const magic = "synaxi-mapgen-index\n"
 
-// Dir resolves the default cache directory from the environment, following
-// the XDG base directory rules: $XDG_CACHE_HOME if it is an absolute path,
-// else $HOME/.cache, then synaxi/mapgen below it.
-func Dir(getenv func(string) string) (string, error) {
-	base := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(base) {
-		home := getenv("HOME")
-		if home == "" {
-			return "", errors.New("resolve cache dir: neither XDG_CACHE_HOME nor HOME is set")
-		}
-		base = filepath.Join(home, ".cache")
-	}
-	return filepath.Join(base, "synaxi", "mapgen"), nil
-}
+// Dir is mapgen's cache directory within synaxi's directories d:
+// d.CachePath("mapgen"), which internal/xdg resolves for every binary.
+func Dir(d xdg.Dirs) string { return d.CachePath("mapgen") }
 
 // Store is a directory of persisted indexes. The zero value (empty Dir)
 // persists nothing.

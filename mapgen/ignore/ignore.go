@@ -261,7 +261,9 @@ func findWorkTree(dir string) (top, gitDir string) {
 	}
 }
 
-// configHome is $XDG_CONFIG_HOME, or ~/.config when unset or relative.
+// configHome is git's $XDG_CONFIG_HOME, or ~/.config when unset or relative.
+// It is git's rule (the same on macOS), not synaxi's directories, which
+// internal/xdg resolves.
 func configHome(getenv func(string) string) string {
 	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return x

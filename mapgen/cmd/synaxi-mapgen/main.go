@@ -33,6 +33,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/synaxi/synaxi/internal/buildinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/repomap"
 	"github.com/synaxi/synaxi/mapgen/symbols"
@@ -113,11 +114,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 func openStore(getenv func(string) string) cache.Store {
-	dir, err := cache.Dir(getenv)
-	if err != nil {
-		return cache.Store{} // nothing persisted: slower, still correct
-	}
-	return cache.Store{Dir: dir}
+	return cache.Store{Dir: cache.Dir(xdg.FromEnv(getenv))}
 }
 
 func isTerminal(w io.Writer) bool {

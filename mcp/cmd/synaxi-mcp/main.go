@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/synaxi/synaxi/internal/buildinfo"
+	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/walk"
 	"github.com/synaxi/synaxi/mcp/internal/tools"
@@ -62,12 +63,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		logger.Print(err)
 		return 1
 	}
-	var store cache.Store
-	if dir, err := cache.Dir(getenv); err == nil {
-		store.Dir = dir
-	} else {
-		logger.Printf("persisted index off: %v", err)
-	}
+	store := cache.Store{Dir: cache.Dir(xdg.FromEnv(getenv))}
 	s := tools.New(tools.Options{Root: root, Store: store, Version: buildinfo.Version(version)})
 	stdio := server.NewStdioServer(s)
 	stdio.SetErrorLogger(logger)
