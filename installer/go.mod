@@ -12,7 +12,7 @@ require (
 	github.com/tidwall/sjson v1.2.9
 )
 
-require github.com/schollz/progressbar/v3 v3.19.1 // indirect
+require github.com/schollz/progressbar/v3 v3.19.1
 
 require (
 	github.com/gofrs/flock v0.13.2 // indirect
