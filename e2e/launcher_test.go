@@ -136,6 +136,7 @@ func (r *launcherRig) launchWith(base, stdin string, args ...string) (string, in
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.shell, append([]string{filepath.Join(r.plugin, "bin", "synaxi-run")}, args...)...)
 	cmd.Env = r.env(base)
+	cmd.Dir = r.home // a relative path the launcher wrongly used lands here, not in the checkout
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
