@@ -9,6 +9,7 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/stretchr/testify v1.12.1
 	github.com/tidwall/gjson v1.20.2
+	golang.org/x/mod v0.38.0
 )
 
 require (

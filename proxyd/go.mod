@@ -11,6 +11,7 @@ require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/mod v0.38.0 // indirect
 )
 
 require (

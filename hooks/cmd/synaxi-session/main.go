@@ -3,8 +3,11 @@
 //
 //	synaxi-session start       SessionStart: write the session record, reset
 //	                           the no-reread records after compact or clear,
-//	                           start the proxy if this session is routed to it
-//	                           and it is down (waiting at most about 1 s),
+//	                           replace a running proxy of an older version
+//	                           with this version's (it drains what is in
+//	                           flight), start the proxy if this session is
+//	                           routed to it and it is down (waiting at most
+//	                           about 1 s in all),
 //	                           and give the model the guidance learned for
 //	                           this project (docs/ingest.md)
 //	synaxi-session substart    SubagentStart (the synaxi-worker): give the
@@ -38,8 +41,13 @@ import (
 // version is set with -ldflags "-X main.version=…".
 var version string
 
-// proxyBudget bounds how long SessionStart waits for a proxy it started.
-const proxyBudget = 900 * time.Millisecond
+// proxyBudget bounds how long SessionStart waits for a proxy it started
+// or a replacement of an older one; minProxyWait is what is left at least
+// for starting one after a replacement used up the budget.
+const (
+	proxyBudget  = 900 * time.Millisecond
+	minProxyWait = 100 * time.Millisecond
+)
 
 // pruneAge is how long an idle no-reread context or visibility export is
 // kept.
@@ -129,7 +137,12 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 	}
 	base := getenv("ANTHROPIC_BASE_URL")
 	msg := ""
-	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, proxyBudget) == session.Down {
+	// A proxy left running by an older plugin version gives way to this
+	// version's (it drains what is in flight); a failed replacement leaves
+	// it serving.
+	t0 := time.Now()
+	_, _ = session.ReplaceOlder(ctx, d, buildinfo.Version(version), proxyBudget)
+	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, max(proxyBudget-time.Since(t0), minProxyWait)) == session.Down {
 		msg = fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
 			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base)
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,19 +47,9 @@ func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int
 	if live(d, port) {
 		return Up
 	}
-	exe, err := os.Executable()
-	if err != nil {
+	if spawnProxyd("start", "-port", strconv.Itoa(port)) != nil {
 		return Down
 	}
-	bin := filepath.Join(filepath.Dir(exe), "synaxi-proxyd")
-	cmd := exec.Command(bin, "start", "-port", strconv.Itoa(port))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.Env = os.Environ()
-	if err := cmd.Start(); err != nil {
-		return Down
-	}
-	// Reap the starter if it finishes while we wait; otherwise it outlives us.
-	go func() { _ = cmd.Wait() }()
 	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
@@ -70,4 +61,56 @@ func EnsureProxy(ctx context.Context, d xdg.Dirs, baseURL string, configPort int
 		}
 	}
 	return Down
+}
+
+// spawnProxyd starts the synaxi-proxyd beside the running binary (of this
+// binary's version) detached, in a session of its own, and does not wait
+// for it.
+func spawnProxyd(args ...string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(exe), "synaxi-proxyd"), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Env = os.Environ()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	// Reap the starter if it finishes while we wait; otherwise it outlives us.
+	go func() { _ = cmd.Wait() }()
+	return nil
+}
+
+// ErrReplacing reports that a replacement was started but had not taken
+// over within the budget; it carries on in the background.
+var ErrReplacing = errors.New("the replacement proxy had not taken over yet")
+
+// ReplaceOlder replaces a running proxy of an older version than own
+// (proxyinfo.Older: release versions only) with the synaxi-proxyd beside
+// the running binary, through `synaxi-proxyd start --takeover`: the old
+// instance stops accepting and drains what is in flight while the new one
+// serves on its address, so no request in flight is dropped. It waits at
+// most budget for the new record; replaced is false when there was nothing
+// to replace.
+func ReplaceOlder(ctx context.Context, d xdg.Dirs, own string, budget time.Duration) (replaced bool, err error) {
+	old, err := proxyinfo.Live(d)
+	if err != nil || !proxyinfo.Older(old.Version, own) {
+		return false, nil
+	}
+	deadline := time.Now().Add(budget)
+	if err := spawnProxyd("start", "--takeover"); err != nil {
+		return false, err
+	}
+	for time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if info, err := proxyinfo.Live(d); err == nil && info.PID != old.PID && info.Version == own {
+			return true, nil
+		}
+	}
+	return false, ErrReplacing
 }

@@ -36,6 +36,8 @@ type State struct {
 	Health  *Health         // nil when /health did not answer
 	Err     error           // why Health is nil
 	Running bool            // alive and healthy
+	// Replaced is the record of an older proxy Start replaced.
+	Replaced *proxyinfo.Info
 }
 
 // URL is the base URL Claude Code uses to reach the proxy.
@@ -93,18 +95,29 @@ func GetHealth(ctx context.Context, addr string) (*Health, error) {
 	return h, nil
 }
 
-// Start runs `bin start` and waits until /health answers.
+// Start runs `bin start` and waits until /health answers. A running proxy
+// of an older version than bin (proxyinfo.Older) is replaced through `bin
+// start --takeover`: it stops accepting and drains what is in flight while
+// bin's serves on its address; State.Replaced is then its record.
 func Start(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State, error) {
+	var replaced *proxyinfo.Info
 	if st := Inspect(ctx, d); st.Running {
-		return st, nil
-	}
-	if err := run(ctx, bin, env, "start"); err != nil {
+		ours, err := Version(ctx, bin, env)
+		if err != nil || !proxyinfo.Older(st.Health.Version, ours) {
+			return st, nil
+		}
+		if err := run(ctx, bin, env, "start", "--takeover"); err != nil {
+			return st, fmt.Errorf("replace the proxy of version %s with %s: %w", st.Health.Version, ours, err)
+		}
+		replaced = st.Info
+	} else if err := run(ctx, bin, env, "start"); err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st := Inspect(ctx, d)
-		if st.Running {
+		if st.Running && (replaced == nil || st.Info.PID != replaced.PID) {
+			st.Replaced = replaced
 			return st, nil
 		}
 		if time.Now().After(deadline) {
@@ -140,10 +153,28 @@ func Stop(ctx context.Context, bin string, d xdg.Dirs, env []string) error {
 	return nil
 }
 
-func run(ctx context.Context, bin string, env []string, verb string) error {
+// Version asks bin (`synaxi-proxyd version`) for its version.
+func Version(ctx context.Context, bin string, env []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "version")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w", bin, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 || f[0] != "synaxi-proxyd" {
+		return "", fmt.Errorf("%s version printed %q", bin, out)
+	}
+	return f[1], nil
+}
+
+func run(ctx context.Context, bin string, env []string, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, verb)
+	verb := strings.Join(args, " ")
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -170,6 +170,9 @@ func (in *installer) install(ctx context.Context) error {
 		if err != nil {
 			in.warnf("proxy did not start: %v\n  fix: run `synaxi doctor`; the proxy binary is %s", err, ProxyBin(in.dirs))
 		} else {
+			if r := st.Replaced; r != nil {
+				in.say("proxy: replaced version %s (pid %d, draining what it has in flight) with %s", r.Version, r.PID, st.Info.Version)
+			}
 			in.say("proxy: running at %s (pid %d)", st.URL(), st.Info.PID)
 		}
 	}

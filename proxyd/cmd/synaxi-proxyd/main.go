@@ -8,6 +8,7 @@
 //
 //	synaxi-proxyd [serve] [flags]   run in the foreground
 //	synaxi-proxyd start [flags]     run detached; prints the address once /health answers
+//	                                (--takeover: replace the running instance without dropping a request)
 //	synaxi-proxyd stop              stop accepting; streams in flight finish, then it exits
 //	synaxi-proxyd status [--json]   show the running instance and its /health
 //	synaxi-proxyd replay PATH…      replay transcripts (files or directories) through the projection
@@ -113,6 +114,7 @@ type options struct {
 	tlsKey      string
 	otlp        string
 	replica     string
+	takeover    bool
 }
 
 // parseServe reads the flags of serve and start. Flag errors are already
@@ -134,6 +136,7 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 	fs.BoolVar(&o.countTokens, "count-tokens", true, "measure with the upstream's count_tokens (proxy.count_tokens)")
 	fs.DurationVar(&o.idleExit, "idle-exit", 0, "exit after this long without requests; 0 never (proxy.idle_exit)")
 	fs.BoolVar(&o.logConv, "log-conversations", false, "write the JSONL conversation log (proxy.log_conversations)")
+	fs.BoolVar(&o.takeover, "takeover", false, "replace a running instance: signal it to drain and serve on its address as soon as it lets go (no request in flight is dropped)")
 	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the team token every request must carry in "+server.TokenHeader+"; required beyond loopback (proxy.token_file)")
 	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (proxy.tls_cert)")
 	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert (proxy.tls_key)")
@@ -243,17 +246,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
 		return 2
 	}
-	lock, err := daemon.Acquire(dirs)
+	var place claim
+	ln, tookOver, err := place.take(dirs, o, cfg.Proxy.Port, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
 		return 1
 	}
-	defer lock.Release()
-	ln, err := daemon.Listen(dirs, o.listen, cfg.Proxy.Port)
-	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
-	}
+	defer place.release()
 	if acc.tls != nil {
 		ln = tls.NewListener(ln, acc.tls)
 	} else if !server.IsLoopback(ln.Addr().String()) {
@@ -266,7 +265,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if info != nil {
 			daemon.Unpublish(dirs, info.PID)
 		}
-		_ = lock.Release()
+		place.release()
 		log.Info("stopped accepting; lock released for a replacement")
 	}
 	var clog *convlog.Log
@@ -305,6 +304,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer daemon.Unpublish(dirs, info.PID)
+	if tookOver {
+		go place.holdLock(ctx, dirs, info, log)
+	}
 	log.Info("listening", "addr", addr, "upstream", up.String(), "version", info.Version,
 		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
 		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std(),
@@ -350,7 +352,14 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd: find own executable: %v\n", err)
 		return 1
 	}
-	info, started, err := daemon.Start(ctx, dirs, exe, append([]string{"serve"}, args...), os.Environ(), 15*time.Second)
+	var info *proxyinfo.Info
+	started := true
+	if o.takeover {
+		// A replacement starts whether or not an instance runs.
+		info, err = daemon.Launch(ctx, dirs, exe, append([]string{"serve"}, args...), os.Environ(), 15*time.Second)
+	} else {
+		info, started, err = daemon.Start(ctx, dirs, exe, append([]string{"serve"}, args...), os.Environ(), 15*time.Second)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
 		return 1

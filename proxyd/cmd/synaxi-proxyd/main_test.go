@@ -8,10 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -179,40 +177,8 @@ func TestVersionAndUsage(t *testing.T) {
 // the old process exits 0.
 func TestSIGTERMDrainsWhileReplacementServes(t *testing.T) {
 	d := isolate(t)
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
-	const head, tail = "event: message_start\ndata: {}\n\n", "event: message_stop\ndata: {}\n\n"
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if r.URL.Path == "/v1/messages" && r.URL.RawQuery == "slow" {
-			_, _ = io.WriteString(w, head)
-			w.(http.Flusher).Flush()
-			<-release
-		}
-		_, _ = io.WriteString(w, tail)
-	}))
-	defer up.Close()
-
-	old := exec.Command(os.Args[0], "serve", "--upstream", up.URL, "--drain", "1m")
-	var oldLog bytes.Buffer
-	old.Stdout, old.Stderr = &oldLog, &oldLog
-	require.NoError(t, old.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- old.Wait() }()
-	var info *proxyinfo.Info
-	require.Eventually(t, func() bool {
-		i, err := proxyinfo.Read(d)
-		info = i
-		return err == nil && i.PID == old.Process.Pid
-	}, 10*time.Second, 20*time.Millisecond)
-
-	resp, err := http.Post("http://"+info.Addr+"/v1/messages?slow", "application/json", strings.NewReader(`{}`))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	buf := make([]byte, len(head))
-	_, err = io.ReadFull(resp.Body, buf)
-	require.NoError(t, err, "the stream has begun")
+	rig := newDrainRig(t, d)
+	up, old, oldLog, exited, info, resp := rig.up, rig.old, rig.log, rig.exited, rig.info, rig.stream
 
 	code, out, errOut := runCmd(t, "stop")
 	require.Equal(t, 0, code, errOut)
@@ -236,7 +202,7 @@ func TestSIGTERMDrainsWhileReplacementServes(t *testing.T) {
 	r2.Body.Close()
 	assert.Equal(t, tail, string(b2), "the replacement serves")
 
-	releaseOnce.Do(func() { close(release) })
+	rig.finish()
 	rest, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	assert.Equal(t, tail, string(rest), "the old stream completes")

@@ -178,13 +178,22 @@ func Start(ctx context.Context, d xdg.Dirs, exe string, args []string, env []str
 			return info, false, nil
 		}
 	}
+	info, err = Launch(ctx, d, exe, args, env, timeout)
+	return info, err == nil, err
+}
+
+// Launch runs `exe args…` detached (its own session, output to the log
+// file) whether or not an instance is running, and returns its record once
+// it has published one and its /health answers: how a replacement started
+// with `serve --takeover` is waited for.
+func Launch(ctx context.Context, d xdg.Dirs, exe string, args []string, env []string, timeout time.Duration) (*proxyinfo.Info, error) {
 	logPath := LogPath(d)
 	if err := xdg.Ensure(dirOf(logPath)); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, statefile.FileMode)
 	if err != nil {
-		return nil, false, fmt.Errorf("open %s: %w", logPath, err)
+		return nil, fmt.Errorf("open %s: %w", logPath, err)
 	}
 	defer logf.Close()
 	cmd := exec.Command(exe, args...)
@@ -193,7 +202,7 @@ func Start(ctx context.Context, d xdg.Dirs, exe string, args []string, env []str
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
-		return nil, false, fmt.Errorf("start %s: %w", exe, err)
+		return nil, fmt.Errorf("start %s: %w", exe, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -204,11 +213,11 @@ func Start(ctx context.Context, d xdg.Dirs, exe string, args []string, env []str
 	for {
 		select {
 		case err := <-exited:
-			return nil, false, fmt.Errorf("synaxi-proxyd exited during start (%v); see %s", err, logPath)
+			return nil, fmt.Errorf("synaxi-proxyd exited during start (%v); see %s", err, logPath)
 		case <-deadline.C:
-			return nil, false, fmt.Errorf("synaxi-proxyd did not answer /health within %s; see %s", timeout, logPath)
+			return nil, fmt.Errorf("synaxi-proxyd did not answer /health within %s; see %s", timeout, logPath)
 		case <-ctx.Done():
-			return nil, false, ctx.Err()
+			return nil, ctx.Err()
 		case <-tick.C:
 		}
 		info, err := proxyinfo.Read(d)
@@ -216,7 +225,7 @@ func Start(ctx context.Context, d xdg.Dirs, exe string, args []string, env []str
 			continue
 		}
 		if _, err := Health(ctx, info.Addr); err == nil {
-			return info, true, nil
+			return info, nil
 		}
 	}
 }
