@@ -60,7 +60,7 @@ func Validate(d *read.Doc, obs []store.Observation) (kept []store.Observation, r
 			if ev.Context == "" {
 				ev.Context = t.Before.Describe()
 			}
-			if questionRE.MatchString(ev.Quote) || hedgeRE.MatchString(ev.Quote) {
+			if isQuestion(ev.Quote) || hedgeRE.MatchString(ev.Quote) {
 				hypotheses++
 			}
 			evs = append(evs, ev)

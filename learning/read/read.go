@@ -9,6 +9,15 @@
 //     injected messages, tool results, hook output, compaction summaries
 //     and the assistant's own words never become turns; the assistant's
 //     tool calls only describe what came before a turn (Turn.Before).
+//   - Another agent's message is never the person's: a user-role record
+//     that carries a teammate, cross-session or agent message, a task
+//     notification or hook text in any of Claude Code's wrappers
+//     (FromAgent) is skipped and counted (Doc.FromAgents).
+//   - Only typed spans are evidence. Split divides each turn into what the
+//     person typed, what they pasted (logs, traces, diffs, code, documents,
+//     the assistant's own earlier words) and what the harness added (IDE
+//     blocks, paste placeholders); Turn.Typed and Doc.Grounded see only the
+//     typed spans. A turn with nothing but harness text is not a turn.
 //   - Text is scrubbed (package gate) before anything downstream sees it,
 //     so quotes are checked against the scrubbed turns.
 //   - A tool call is described by its command words only, never by an
@@ -51,8 +60,22 @@ type Turn struct {
 	UUID      string
 	Timestamp time.Time
 	Line      int
-	Text      string // what the user typed, scrubbed
+	Text      string // the turn's text, scrubbed: typed, pasted and harness spans
+	Spans     []Span // who wrote which part of Text (Split)
 	Before    Action // what the assistant did since the previous human turn
+}
+
+// Typed returns the parts of the turn the person typed (see Split).
+func (t *Turn) Typed() []string { return TypedParts(t.Text, t.Spans) }
+
+// typedAt reports whether quote occurs inside one typed span.
+func (t *Turn) typedAt(quote string) bool {
+	for _, p := range t.Typed() {
+		if strings.Contains(p, quote) {
+			return true
+		}
+	}
+	return false
 }
 
 // Action summarises the assistant's work between two human turns, from its
@@ -88,6 +111,20 @@ type Doc struct {
 	End     time.Time // last timestamp
 	Turns   []Turn
 	Stats   transcript.Stats
+	// FromAgents counts user-role records that carried another agent's
+	// or the harness's message (FromAgent): never read as the person's.
+	FromAgents int
+}
+
+// onlyHarness reports whether nothing but harness text and white space
+// is in t.
+func onlyHarness(t *Turn) bool {
+	for _, s := range t.Spans {
+		if s.Kind != Harness && strings.TrimSpace(t.Text[s.Start:s.End]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // Turn returns the turn with uuid, or nil.
@@ -100,11 +137,12 @@ func (d *Doc) Turn(uuid string) *Turn {
 	return nil
 }
 
-// Grounded reports whether quote occurs verbatim in the human turn uuid.
+// Grounded reports whether quote occurs verbatim in a typed span of the
+// human turn uuid: words the person pasted are never evidence.
 func (d *Doc) Grounded(uuid, quote string) bool {
 	t := d.Turn(uuid)
 	q := strings.TrimSpace(quote)
-	return t != nil && len(q) >= 2 && strings.Contains(t.Text, q)
+	return t != nil && len(q) >= 2 && t.typedAt(q)
 }
 
 // Read reads the transcript at path, refusing files over maxBytes (0 means
@@ -164,6 +202,7 @@ func Read(path string, maxBytes int64) (*Doc, error) {
 func (d *Doc) fill(r *transcript.Reader) error {
 	var act Action
 	toolByID := map[string]string{}
+	echo := NewEcho()
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -200,13 +239,23 @@ func (d *Doc) fill(r *transcript.Reader) error {
 					}
 				case "text":
 					act.Words += len(strings.Fields(b.Text))
+					echo.Add(b.Text)
 				}
 			}
 		case transcript.TypeUser:
 			if text, ok := transcript.HumanText(rec); ok {
+				if _, agent := FromAgent(text); agent {
+					d.FromAgents++
+					continue
+				}
 				if text != "" {
-					d.Turns = append(d.Turns, Turn{UUID: rec.UUID, Timestamp: rec.Timestamp, Line: rec.Line,
-						Text: gate.Text(text), Before: act})
+					text = gate.Text(text)
+					t := Turn{UUID: rec.UUID, Timestamp: rec.Timestamp, Line: rec.Line, Text: text, Spans: Split(text, echo), Before: act}
+					if onlyHarness(&t) {
+						// Only IDE context: the person typed nothing.
+						continue
+					}
+					d.Turns = append(d.Turns, t)
 				}
 				act = Action{}
 				continue
