@@ -206,7 +206,7 @@ func TestIngestFilesAndDeadLettersInStatus(t *testing.T) {
 	assert.Contains(t, out, "1 transcript(s): 1 learned from")
 	_, out, _ = runCLI(t, "status")
 	assert.Contains(t, out, "0 dead letter(s)", "a fixed dead letter is cleared")
-	assert.Regexp(t, `profile +v1: 2 entries from 1 sessions`, out)
+	assert.Regexp(t, `profile +v1: 1 entries from 1 sessions`, out)
 
 	code, _, _ = runCLI(t, "ingest", "--all", missing)
 	assert.Equal(t, 2, code)
