@@ -157,11 +157,20 @@ func TestPluginManifests(t *testing.T) {
 		assert.LessOrEqual(t, len(name), 64, "API tool names are at most 64 characters")
 	}
 
-	for _, skill := range []string{"explore", "brief"} {
+	for _, skill := range []string{"explore", "brief", "setup"} {
 		fields, _ := frontmatter(t, filepath.Join(root, "plugin", "skills", skill, "SKILL.md"))
 		assert.Equal(t, skill, fields["name"])
 		assert.NotEmpty(t, fields["description"])
 	}
+
+	// /synaxi:setup runs only when the user types it, and only synaxi's CLI
+	// through the launcher; it asks before routing.
+	fields, body = frontmatter(t, filepath.Join(root, "plugin", "skills", "setup", "SKILL.md"))
+	assert.Equal(t, "true", fields["disable-model-invocation"])
+	const cli = "sh ${CLAUDE_PLUGIN_ROOT}/bin/synaxi-run synaxi"
+	assert.Equal(t, "Bash("+cli+" *)", fields["allowed-tools"])
+	install, replay, route := strings.Index(body, cli+" install\n"), strings.Index(body, cli+" savings --replay\n"), strings.Index(body, cli+" install --route\n")
+	assert.True(t, install >= 0 && replay > install && route > replay, "install, then the replay, then routing, in that order")
 }
 
 // workerAgent reads the file at readme, then answers with the marker line it
