@@ -3,14 +3,16 @@ module github.com/synaxi/synaxi/e2e
 go 1.26.0
 
 require (
+	github.com/gofrs/flock v0.13.2
 	github.com/stretchr/testify v1.12.1
 	github.com/synaxi/synaxi/internal v0.0.0
 	go.yaml.in/yaml/v3 v3.0.5
 )
 
+require golang.org/x/mod v0.38.0 // indirect
+
 require (
 	github.com/BurntSushi/toml v1.6.0 // indirect
-	github.com/gofrs/flock v0.13.2 // indirect
 	github.com/google/renameio/v2 v2.0.2 // indirect
 	github.com/synaxi/synaxi/learning v0.0.0
 	github.com/tidwall/gjson v1.20.2 // indirect
