@@ -28,6 +28,7 @@ import (
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/store"
@@ -163,6 +164,7 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 		}
 		res, err := extract.Ingest(ctx, store, f, extract.Options{
 			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
+			Counts: e.Dirs.StatePath("ingest", gate.CountsFile),
 		})
 		sum.Read++
 		if err == nil {

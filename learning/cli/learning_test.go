@@ -15,6 +15,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/queue"
 )
 
@@ -84,4 +85,18 @@ func TestStatusListsTheNewestDeadLetters(t *testing.T) {
 	assert.NotContains(t, out.String(), "session s02 ")
 	assert.Contains(t, out.String(), "session s03 ")
 	assert.Contains(t, out.String(), "session s12 ")
+}
+
+func TestStatusCountsTheGatesDrops(t *testing.T) {
+	root := t.TempDir()
+	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data")}
+	var out bytes.Buffer
+	Status(&out, Env{Dirs: d, Config: config.Default()})
+	assert.NotContains(t, out.String(), "safety gate", "nothing dropped, nothing said")
+	require.NoError(t, xdg.Ensure(d.StatePath("ingest")))
+	require.NoError(t, gate.AddCounts(d.StatePath("ingest", gate.CountsFile), gate.Counts{SecretsDropped: 2}, time.Now()))
+	require.NoError(t, gate.AddCounts(d.StatePath("ingest", gate.CountsFile), gate.Counts{SecretsDropped: 1}, time.Now()))
+	out.Reset()
+	Status(&out, Env{Dirs: d, Config: config.Default()})
+	assert.Regexp(t, `safety gate\s+3 candidate\(s\) dropped whole for carrying a secret`, out.String())
 }

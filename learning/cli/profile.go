@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/store"
 )
@@ -229,6 +230,11 @@ func Status(w io.Writer, e Env) {
 		fmt.Fprintf(w, "profile\tunreadable: %v (see `synaxi profile history`, then `synaxi profile rollback`)\n", err)
 	default:
 		fmt.Fprintf(w, "profile\tv%d: %d entries from %d sessions\n", p.Version, len(p.Entries), len(p.Ingested))
+	}
+	if c, err := gate.LoadCounts(e.Dirs.StatePath("ingest", gate.CountsFile)); err != nil {
+		fmt.Fprintf(w, "safety gate\tcounter unreadable: %v\n", err)
+	} else if c.SecretsDropped > 0 {
+		fmt.Fprintf(w, "safety gate\t%d candidate(s) dropped whole for carrying a secret (never stored)\n", c.SecretsDropped)
 	}
 	q := queue.Open(e.Dirs.StatePath("ingest"))
 	st, err := q.Load()

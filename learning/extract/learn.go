@@ -32,7 +32,7 @@ const MaxTextLen = 400
 // extractor.
 func Validate(d *read.Doc, obs []store.Observation) (kept []store.Observation, rejected []Rejection) {
 	for _, o := range obs {
-		o.Text = strings.TrimSpace(gate.Text(o.Text))
+		o.Text = strings.TrimSpace(gate.Redact(o.Text))
 		reject := func(why string) { rejected = append(rejected, Rejection{o, why}) }
 		switch {
 		case !store.ValidDimension(o.Dimension):
@@ -91,6 +91,26 @@ func sharesWord(text string, evs []store.Evidence) bool {
 	return false
 }
 
+// Gate runs the safety gate over grounded candidates before anything is
+// stored: a candidate whose text, quote or context carries a secret (or
+// the mark of one the reader redacted) is dropped whole, never redacted
+// and kept. The counts say what it did.
+func Gate(obs []store.Observation) (kept []store.Observation, c gate.Counts) {
+	for _, o := range obs {
+		texts := []string{o.Text}
+		for _, ev := range o.Evidence {
+			texts = append(texts, ev.Quote, ev.Context)
+		}
+		v := gate.Check(texts...)
+		if v.Secret != "" {
+			c.SecretsDropped++
+			continue
+		}
+		kept = append(kept, o)
+	}
+	return kept, c
+}
+
 // Options configures Ingest.
 type Options struct {
 	Extractor Extractor // nil means Embedded
@@ -102,6 +122,10 @@ type Options struct {
 	Session string
 	// DryRun extracts and validates but saves nothing.
 	DryRun bool
+	// Counts, when set, is the gate's state counter (gate.CountsFile in
+	// the ingest state directory): candidates dropped for a secret and
+	// flagged dangerous are added to it.
+	Counts string
 }
 
 // Result says what one Ingest did.
@@ -115,6 +139,9 @@ type Result struct {
 	Kept      []store.Observation
 	Rejected  []Rejection
 	Merge     store.MergeStats
+	// Gate is what the safety gate did to this session's candidates:
+	// dropped whole for carrying a secret, flagged dangerous.
+	Gate gate.Counts
 }
 
 // Ingest reads the transcript at path, extracts, validates and merges it
@@ -160,8 +187,14 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 	}
 	res.Proposed = len(obs)
 	res.Kept, res.Rejected = Validate(d, obs)
+	res.Kept, res.Gate = Gate(res.Kept)
 	if opts.DryRun {
 		return res, nil
+	}
+	if opts.Counts != "" {
+		if err := gate.AddCounts(opts.Counts, res.Gate, profiles.Now()); err != nil {
+			return nil, err
+		}
 	}
 	batch := store.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept}
 	if batch.At.IsZero() {

@@ -389,16 +389,26 @@ func TestValidateRejectsUngrounded(t *testing.T) {
 	assert.Equal(t, d.Turns[0].Timestamp, kept[0].Evidence[0].Timestamp)
 }
 
-func TestSecretsAreScrubbedBeforeStoring(t *testing.T) {
-	store := store.Open(t.TempDir())
-	path := session(t, "s1", "/repo", [2]string{"user", "never paste the key sk-ant-api03-AAAABBBBCCCCDDDDEEEE into files"})
-	res, err := Ingest(context.Background(), store, path, Options{})
+func TestCandidatesWithSecretsAreDroppedWhole(t *testing.T) {
+	profiles := store.Open(t.TempDir())
+	counts := filepath.Join(t.TempDir(), "gate.json")
+	path := session(t, "s1", "/repo",
+		[2]string{"user", "never paste the key sk-ant-api03-AAAABBBBCCCCDDDDEEEE into files"},
+		[2]string{"user", "always use pnpm, mein Passwort lautet Sommer2024!"},
+		[2]string{"user", "never force push to main"})
+	res, err := Ingest(context.Background(), profiles, path, Options{Counts: counts})
 	require.NoError(t, err)
-	require.NotEmpty(t, res.Kept)
-	data, err := os.ReadFile(store.Path())
+	require.Len(t, res.Kept, 1, "only the rule without a secret is kept")
+	assert.Equal(t, "never force push to main", res.Kept[0].Evidence[0].Quote)
+	assert.Equal(t, 2, res.Gate.SecretsDropped)
+	data, err := os.ReadFile(profiles.Path())
 	require.NoError(t, err)
-	assert.NotContains(t, string(data), "AAAABBBBCCCC")
-	assert.Contains(t, string(data), "[REDACTED-")
+	for _, s := range []string{"AAAABBBBCCCC", "Sommer2024", "REDACTED", "pnpm"} {
+		assert.NotContains(t, string(data), s)
+	}
+	c, err := gate.LoadCounts(counts)
+	require.NoError(t, err)
+	assert.Equal(t, 2, c.SecretsDropped, "the drop is counted in the state counter")
 }
 
 func TestBadTranscripts(t *testing.T) {

@@ -70,8 +70,8 @@ Answer with only a JSON array, no prose, no code fence. Each item:
 {"dimension": "<one of the nine>", "text": "<the observation, one sentence>", "confidence": <0..1>, "evidence": [{"uuid": "<the turn's uuid>", "quote": "<an exact, verbatim substring of that turn>"}]}
 Every item needs at least one evidence quote copied character for character from the turn it names. Answer [] when there is nothing durable.`
 
-// Prompt renders the user message for d: the known entries and the
-// human-typed turns, fenced as data.
+// Prompt renders the user message for d: the known entries and the typed
+// spans of the human turns, fenced as data.
 func Prompt(d *read.Doc, known []store.Entry) string {
 	var b strings.Builder
 	if len(known) > 0 {
@@ -84,19 +84,29 @@ func Prompt(d *read.Doc, known []store.Entry) string {
 		}
 		b.WriteString("\n")
 	}
+	// Only what the person typed goes to the model: pasted parts are
+	// left out (marked "[…]"), and secrets were redacted when read.
 	turns := d.Turns
+	typed := make([]string, len(turns))
+	for i := range turns {
+		typed[i] = strings.Join(turns[i].Typed(), "\n[…]\n")
+	}
 	size := 0
 	start := len(turns)
-	for start > 0 && size+len(turns[start-1].Text) < MaxPromptChars {
+	for start > 0 && size+len(typed[start-1]) < MaxPromptChars {
 		start--
-		size += len(turns[start].Text) + 64
+		size += len(typed[start]) + 64
 	}
 	b.WriteString("<transcript>\n")
-	for _, t := range turns[start:] {
+	for i := start; i < len(turns); i++ {
+		t := &turns[i]
+		if typed[i] == "" {
+			continue
+		}
 		if ctx := t.Before.Describe(); ctx != "" {
 			fmt.Fprintf(&b, "(%s)\n", ctx)
 		}
-		fmt.Fprintf(&b, "<turn uuid=%q>\n%s\n</turn>\n", t.UUID, fence(t.Text))
+		fmt.Fprintf(&b, "<turn uuid=%q>\n%s\n</turn>\n", t.UUID, fence(typed[i]))
 	}
 	b.WriteString("</transcript>\n")
 	return b.String()

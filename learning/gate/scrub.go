@@ -1,13 +1,25 @@
-// Package gate removes secrets from text before synaxi stores it or sends
-// it to a model: PEM blocks, provider API keys and tokens, JWTs, bearer
-// credentials, key=value secrets, credentials in URLs and long
-// high-entropy strings.
+// Package gate is the learning loop's safety gate (read → extract → gate
+// → store → review → publish): nothing secret is stored, queued, logged or
+// sent to a model.
+//
+// Two layers. Redaction: every human turn is redacted as it is read
+// (Redact), so what reaches an extractor, a model or a log never holds a
+// secret: the scrubber's shapes (Text: PEM blocks, provider API keys and
+// tokens, JWTs, bearer credentials, key=value secrets, credentials in URLs,
+// long high-entropy strings), gitleaks' default rules, bare hex keys of 32
+// digits or more, and passwords handed over in words in English, German,
+// French and Spanish (Secrets). Dropping: a candidate whose text, quote or
+// context carries a secret or the mark of a redacted one (Check) is
+// dropped whole, never redacted and kept, and the drop is counted in the
+// state counter (Counts) that `synaxi status` shows.
 //
 // Each secret is replaced by "[REDACTED-<n>ch]" (n is the length of what
-// was removed), so the result is deterministic: scrubbing the same text
-// twice gives the same output, and scrubbing scrubbed text changes nothing.
-// Scrubbing is deliberately greedy: a false positive costs a word of a
-// quote, a false negative leaks a credential.
+// was removed), so the result is deterministic: redacting the same text
+// twice gives the same output, and redacting redacted text changes
+// nothing. Detection is deliberately greedy: a false positive costs one
+// candidate, a false negative leaks a credential. gitleaks' detector is
+// built on first use (about 40 ms), so binaries that link the package
+// without scanning pay only its init.
 package gate
 
 import (

@@ -25,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/read"
@@ -186,6 +188,7 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	}
 	res, err := extract.Ingest(ctx, dr.Store, j.Transcript, extract.Options{
 		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,
+		Counts: filepath.Join(dr.Queue.Dir(), gate.CountsFile),
 	})
 	if err != nil {
 		dead, ferr := dr.Queue.Fail(j, err, Permanent(err), dr.Config.MaxTries, dr.Config.RetryBackoff.Std(), dr.Now())
@@ -205,7 +208,8 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 		dr.logf("record done %s: %v", j.Session, err)
 	}
 	st.Done++
-	dr.logf("session %s: %d proposed, %d kept, %d rejected, profile v%d", j.Session, res.Proposed, len(res.Kept), len(res.Rejected), res.Version)
+	dr.logf("session %s: %d proposed, %d kept, %d rejected, %d dropped for a secret, profile v%d", j.Session,
+		res.Proposed, len(res.Kept), len(res.Rejected), res.Gate.SecretsDropped, res.Version)
 	st.latest = max(st.latest, res.Version)
 }
 

@@ -249,7 +249,7 @@ func (d *Doc) fill(r *transcript.Reader) error {
 					continue
 				}
 				if text != "" {
-					text = gate.Text(text)
+					text = gate.Redact(text)
 					t := Turn{UUID: rec.UUID, Timestamp: rec.Timestamp, Line: rec.Line, Text: text, Spans: Split(text, echo), Before: act}
 					if onlyHarness(&t) {
 						// Only IDE context: the person typed nothing.
