@@ -38,8 +38,8 @@ func threeMB(b *testing.B) string {
 }
 
 // BenchmarkExtractEmbedded is the embedded extraction of a 3 MB transcript:
-// reading it into human turns (scrubbed), the rules, and the grounding
-// check. Goal: under 1 s.
+// reading it into human turns (split into typed and pasted spans,
+// redacted), the rules, the grounding check and the safety gate. Goal: under 1 s.
 func BenchmarkExtractEmbedded(b *testing.B) {
 	p := threeMB(b)
 	fi, _ := os.Stat(p)
@@ -50,7 +50,8 @@ func BenchmarkExtractEmbedded(b *testing.B) {
 			b.Fatal(err)
 		}
 		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
-		if kept, _ := Validate(d, obs); len(kept) == 0 {
+		kept, _ := Validate(d, obs)
+		if kept, _ = Gate(kept); len(kept) == 0 {
 			b.Fatal("nothing extracted")
 		}
 	}
@@ -65,5 +66,28 @@ func BenchmarkIngest3MB(b *testing.B) {
 		if _, err := Ingest(context.Background(), store, p, Options{Force: true}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkExtractPasteHeavy is the embedded extraction of the shared
+// labelled set's largest real session (pai-procrypto, 3.2 MB: browser
+// stack traces of up to 127 KB and the assistant's answers pasted back),
+// the case where splitting typed from pasted text and the secret scan
+// cost most. Goal: under 1 s. Skipped when shared/fixtures is absent.
+func BenchmarkExtractPasteHeavy(b *testing.B) {
+	p := filepath.Join(filepath.Dir(sharedFixtures(b)), "learning", "pai-procrypto", "4b85f137-9b0d-418e-8870-6de8cea01765.jsonl")
+	fi, err := os.Stat(p)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(fi.Size())
+	for b.Loop() {
+		d, err := read.Read(p, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
+		kept, _ := Validate(d, obs)
+		_, _ = Gate(kept)
 	}
 }
