@@ -42,6 +42,7 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/daemon"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
 	"github.com/synaxi/synaxi/proxyd/internal/gcpolicy"
+	"github.com/synaxi/synaxi/proxyd/internal/metrics"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/replay"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
@@ -268,6 +269,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		place.release()
 		log.Info("stopped accepting; lock released for a replacement")
 	}
+	replica := cfg.Proxy.Replica
+	if replica == "" {
+		replica, _ = os.Hostname()
+	}
+	mx, err := metrics.New(ctx, metrics.Options{Replica: replica, Version: buildinfo.Version(version), OTLPEndpoint: cfg.Proxy.OTLPEndpoint})
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		return 1
+	}
+	defer func() {
+		// The last OTLP push, after the drain.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := mx.Shutdown(sctx); err != nil {
+			log.Warn("metrics: last OTLP push", "err", err)
+		}
+	}()
 	var clog *convlog.Log
 	if cfg.Proxy.LogConversations {
 		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
@@ -287,6 +306,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		DrainTimeout:  o.drain,
 		OnDrain:       onDrain,
 		Token:         acc.token,
+		Metrics:       mx,
 	})
 	if err != nil {
 		ln.Close()
@@ -310,7 +330,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	log.Info("listening", "addr", addr, "upstream", up.String(), "version", info.Version,
 		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
 		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std(),
-		"team_token", acc.token != "", "tls", acc.tls != nil)
+		"team_token", acc.token != "", "tls", acc.tls != nil, "replica", replica, "otlp", cfg.Proxy.OTLPEndpoint)
 	if err := srv.Serve(ctx, ln); err != nil {
 		log.Error("serve", "err", err)
 		return 1

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/synaxi/synaxi/proxyd/internal/metrics"
 )
 
 // The proxy's own endpoints. They are answered here and never forwarded
@@ -19,8 +21,9 @@ import (
 // team token when one is set.
 func (s *Server) localEndpoints() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
-		"/health": s.serveHealth,
-		"/readyz": s.serveReady,
+		"/health":  s.serveHealth,
+		"/readyz":  s.serveReady,
+		"/metrics": s.metrics.Handler().ServeHTTP,
 	}
 }
 
@@ -61,6 +64,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	s.unauthorized.Add(1)
+	s.metrics.Request(metrics.Unauthorized, "")
 	s.log.Warn("unauthorized request: missing or wrong "+TokenHeader, "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusUnauthorized)

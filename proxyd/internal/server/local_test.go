@@ -56,7 +56,7 @@ func TestLocalEndpointsNeverForwarded(t *testing.T) {
 	up := newUpstream(t)
 	p := startProxy(t, up.URL, nil)
 	c := rawClient()
-	for _, path := range []string{"/health", "/readyz", "/livez"} {
+	for _, path := range []string{"/health", "/readyz", "/livez", "/metrics"} {
 		resp, _ := do(t, c, "GET", p.URL+path, nil, nil)
 		assert.Equal(t, 200, resp.StatusCode, path)
 		if path != "/livez" {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"net/http"
 	"net/http/httputil"
+	"time"
 
 	"github.com/tidwall/sjson"
 
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/metrics"
 )
 
 // The outbound stage: what the proxy changes in a request on its way
@@ -31,25 +33,39 @@ type payload struct {
 
 func always() bool { return true }
 
-type payloadKey struct{}
+// sending is what the reverse proxy's hooks know of a request it forwards.
+type sending struct {
+	start time.Time // when the request arrived
+	p     *payload  // the body to send; nil: the request's own streams through
+	x     *exchange // nil unless the request is recorded
+}
 
-// forward hands r to the reverse proxy. p, when the proxy read the body, is
-// what goes upstream (nil: r's body streams through untouched); x, when the
-// request is recorded, is its exchange.
-func (s *Server) forward(w http.ResponseWriter, r *http.Request, p *payload, x *exchange) {
-	ctx := r.Context()
-	if p != nil {
-		ctx = context.WithValue(ctx, payloadKey{}, p)
+type sendingKey struct{}
+
+func sendingOf(ctx context.Context) *sending {
+	s, _ := ctx.Value(sendingKey{}).(*sending)
+	if s == nil {
+		return &sending{}
 	}
-	if x != nil {
-		ctx = context.WithValue(ctx, exchangeKey{}, x)
-	}
+	return s
+}
+
+// forward hands r, which arrived at start, to the reverse proxy. p, when
+// the proxy read the body, is what goes upstream (nil: r's body streams
+// through untouched); x, when the request is recorded, is its exchange.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, start time.Time, p *payload, x *exchange) {
+	ctx := context.WithValue(r.Context(), sendingKey{}, &sending{start: start, p: p, x: x})
 	s.proxy.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // rewrite is the reverse proxy's Rewrite: the upstream's address, the
-// client's forwarding headers kept, then outbound.
+// client's forwarding headers kept, then outbound; the time the proxy took
+// until here is its added latency.
 func (s *Server) rewrite(pr *httputil.ProxyRequest) {
+	snd := sendingOf(pr.In.Context())
+	if !snd.start.IsZero() {
+		s.metrics.AddedLatency(snd.outcome(), time.Since(snd.start))
+	}
 	pr.SetURL(s.o.Upstream)
 	// Rewrite mode drops these from the outbound request; the proxy adds
 	// none of its own and keeps the client's.
@@ -58,8 +74,7 @@ func (s *Server) rewrite(pr *httputil.ProxyRequest) {
 			pr.Out.Header[k] = v
 		}
 	}
-	p, _ := pr.In.Context().Value(payloadKey{}).(*payload)
-	s.outbound(pr.Out, p)
+	s.outbound(pr.Out, snd.p)
 }
 
 // forwardedHeaders are client headers httputil.ReverseProxy strips in
@@ -89,4 +104,17 @@ func (s *Server) withModel(body []byte, valid func() bool) []byte {
 		return body
 	}
 	return out
+}
+
+// outcome is what the request's served body is, as it is sent.
+func (snd *sending) outcome() metrics.Outcome {
+	switch {
+	case snd.x == nil:
+		return metrics.Passed
+	case snd.x.served.projected:
+		return metrics.Projected
+	case snd.x.served.failOpen != "":
+		return metrics.FailOpen
+	}
+	return metrics.Passed
 }

@@ -47,8 +47,6 @@ type exchange struct {
 	answer answer
 }
 
-type exchangeKey struct{}
-
 // payload is what the exchange sends upstream: the projection, valid JSON
 // by contract (gate.Output), or the original.
 func (x *exchange) payload() *payload {
@@ -71,8 +69,8 @@ type answer struct {
 // gate reads one Messages request: its body (parsed, not copied), session,
 // agent and whether it is gated. A panic here gates the request as a fault,
 // so it is forwarded as it came and still leaves a ledger row.
-func (s *Server) gate(r *http.Request, raw []byte) (req *request) {
-	req = &request{id: newID(), start: time.Now(), path: r.URL.Path, query: r.URL.RawQuery, body: gate.Parse(raw)}
+func (s *Server) gate(r *http.Request, start time.Time, raw []byte) (req *request) {
+	req = &request{id: newID(), start: start, path: r.URL.Path, query: r.URL.RawQuery, body: gate.Parse(raw)}
 	defer func() {
 		if v := recover(); v != nil {
 			req.fault = fmt.Sprintf("panic in gate: %v", v)

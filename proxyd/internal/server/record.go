@@ -12,6 +12,7 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
 	"github.com/synaxi/synaxi/proxyd/internal/measure"
+	"github.com/synaxi/synaxi/proxyd/internal/metrics"
 )
 
 // startRecorder starts the goroutine that owns req's ledger row (and
@@ -67,11 +68,24 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 		if err := ledger.Record(s.o.Dirs, row); err != nil {
 			s.ledgerErrors.Add(1)
 			s.log.Error("write ledger row", "id", req.id, "err", err)
+		} else {
+			s.metrics.Row(row) // the row's own values, once it is written
 		}
 	}
+	s.metrics.Request(outcome(row), row.Model)
 	if s.o.ConvLog != nil {
 		s.logConversation(x, row, res)
 	}
+}
+
+func outcome(row *ledger.Row) metrics.Outcome {
+	switch {
+	case row.FailOpen:
+		return metrics.FailOpen
+	case row.Projected:
+		return metrics.Projected
+	}
+	return metrics.Passed
 }
 
 // row reads a finished exchange into its ledger row, all but the

@@ -58,6 +58,7 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
 	"github.com/synaxi/synaxi/proxyd/internal/measure"
+	"github.com/synaxi/synaxi/proxyd/internal/metrics"
 )
 
 // Options configure a Server.
@@ -83,12 +84,16 @@ type Options struct {
 	// in TokenHeader; a request without it is answered 401 and never
 	// forwarded.
 	Token string
+	// Metrics are the instruments /metrics serves; nil: a set of this
+	// process's own, with the host name as the replica.
+	Metrics *metrics.Metrics
 }
 
 // Server is the proxy. Create it with New.
 type Server struct {
 	o       Options
 	log     *slog.Logger
+	metrics *metrics.Metrics
 	proxy   *httputil.ReverseProxy
 	prober  *measure.Prober
 	started time.Time
@@ -141,7 +146,15 @@ func New(o Options) (*Server, error) {
 	if o.ProbeTimeout == 0 {
 		o.ProbeTimeout = 60 * time.Second
 	}
-	s := &Server{o: o, log: o.Logger, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
+	if o.Metrics == nil {
+		host, _ := os.Hostname()
+		m, err := metrics.New(context.Background(), metrics.Options{Replica: host, Version: o.Version})
+		if err != nil {
+			return nil, fmt.Errorf("new proxy: %w", err)
+		}
+		o.Metrics = m
+	}
+	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
 	s.lastActive.Store(time.Now().UnixNano())
 	s.tokenSum = sha256.Sum256([]byte(o.Token))
 	s.local = s.localEndpoints()
@@ -179,6 +192,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveLocal(w, r, h)
 		return
 	}
+	start := time.Now()
 	s.active.Add(1)
 	s.touch()
 	defer func() {
@@ -188,7 +202,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.requests.Add(1)
 	isCount := r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens"
 	if !gate.IsMessages(r.Method, r.URL.Path) && !(isCount && s.o.UpstreamModel != "") {
-		s.forward(w, r, nil, nil)
+		s.metrics.Request(metrics.Passed, "")
+		s.forward(w, r, start, nil, nil)
 		return
 	}
 	raw, err := readBody(r)
@@ -198,11 +213,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isCount {
-		s.forward(w, r, &payload{body: raw, valid: gate.Parse(raw).Valid}, nil)
+		s.metrics.Request(metrics.Passed, "")
+		s.forward(w, r, start, &payload{body: raw, valid: gate.Parse(raw).Valid}, nil)
 		return
 	}
 	s.messages.Add(1)
-	s.serveMessages(w, r, raw)
+	s.serveMessages(w, r, start, raw)
 }
 
 // serveMessages takes one Messages request down its path: gate, then
@@ -211,18 +227,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the upstream's answer is gathered as it passes (upstream.go); the row is
 // built and written by the request's recorder (record.go), which is handed
 // the finished exchange even when a stage panics.
-func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, raw []byte) {
-	req := s.gate(r, raw)
+func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, start time.Time, raw []byte) {
+	req := s.gate(r, start, raw)
 	if !req.gated && s.o.ConvLog == nil {
 		// Nothing to record: the original goes up as it came.
-		s.forward(w, r, &payload{body: raw, valid: req.body.Valid}, nil)
+		s.metrics.Request(metrics.Passed, req.body.Field("model").Str)
+		s.forward(w, r, start, &payload{body: raw, valid: req.body.Valid}, nil)
 		return
 	}
 	handOff := s.startRecorder(context.WithoutCancel(r.Context()), req)
 	x := &exchange{req: req}
 	defer func() { handOff <- x }() // after a panic too (ReverseProxy aborts a cut stream with one)
 	x.served = s.project(r.Context(), req)
-	s.forward(w, r, x.payload(), x)
+	s.forward(w, r, start, x.payload(), x)
 }
 
 // maxPrealloc bounds the buffer allocated up front from Content-Length.

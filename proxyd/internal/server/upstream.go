@@ -22,7 +22,7 @@ import (
 // modifyResponse starts measuring a recorded exchange's response. A panic
 // here lets the response through unmeasured.
 func (s *Server) modifyResponse(resp *http.Response) error {
-	x, _ := resp.Request.Context().Value(exchangeKey{}).(*exchange)
+	x := sendingOf(resp.Request.Context()).x
 	if x == nil {
 		return nil
 	}
@@ -93,7 +93,7 @@ func (t *tee) collect(b []byte) {
 }
 
 func (s *Server) errorHandler(w http.ResponseWriter, r *http.Request, err error) {
-	x, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	x := sendingOf(r.Context()).x
 	status, kind := http.StatusBadGateway, "api_error"
 	var ne net.Error
 	switch {
