@@ -8,15 +8,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/marketplace"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -40,10 +38,9 @@ type launcherRig struct {
 	t        *testing.T
 	plugin   string // plugin root
 	home     string
-	archive  []byte // what the server serves
 	name     string // archive file name
-	hits     atomic.Int64
-	srv      *httptest.Server
+	path     string // the archive the server serves
+	srv      *marketplace.ReleaseServer
 	extraEnv []string
 	shell    string // the sh that runs the launcher ("sh" unless a test says otherwise)
 }
@@ -60,23 +57,35 @@ func newLauncherRig(t *testing.T) *launcherRig {
 	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644))
 
 	r.name = fmt.Sprintf("synaxi_%s_%s_%s.tar.gz", launcherVersion, runtime.GOOS, runtime.GOARCH)
-	r.archive = buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-session": fakeSession})
-	sum := sha256.Sum256(r.archive)
+	archive := buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-session": fakeSession})
+	sum := sha256.Sum256(archive)
 	checksums := fmt.Sprintf("%s  synaxi_%s_other_arch.tar.gz\n%s  %s\n",
 		strings.Repeat("0", 64), launcherVersion, hex.EncodeToString(sum[:]), r.name)
 	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, "checksums.txt"), []byte(checksums), 0o644))
 
-	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.hits.Add(1)
-		if req.URL.Path != "/releases/v"+launcherVersion+"/"+r.name {
-			http.NotFound(w, req)
-			return
-		}
-		_, _ = w.Write(r.archive)
-	}))
-	t.Cleanup(r.srv.Close)
+	dir := t.TempDir()
+	r.path = filepath.Join(dir, r.name)
+	require.NoError(t, os.WriteFile(r.path, archive, 0o644))
+	r.srv = marketplace.ServeRelease(t, &marketplace.Release{Version: launcherVersion, Dir: dir,
+		Archives: []marketplace.Archive{{Name: r.name, Path: r.path, SHA256: hex.EncodeToString(sum[:]), Size: int64(len(archive))}}})
+	// The fetcher outlives the launcher; the test's end waits for it
+	// (registered after TempDir, so it runs before the HOME is removed).
+	t.Cleanup(func() { awaitFetchers(t, r.home) })
+	// Wait for the download in the tests that expect the binary to run.
+	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=60"}
 	return r
 }
+
+// serve replaces the archive the server serves (a tampered one, say).
+func (r *launcherRig) serve(archive []byte) {
+	r.t.Helper()
+	require.NoError(r.t, os.WriteFile(r.path, archive, 0o644))
+}
+
+// hits is how many requests the release server has seen.
+func (r *launcherRig) hits() int { return len(r.srv.Requests()) }
+
+func (r *launcherRig) binDir() string { return filepath.Dir(r.dataBin()) }
 
 // buildArchive makes a release tarball: one top-level directory holding the
 // given executables.
@@ -127,7 +136,7 @@ func (r *launcherRig) env(base string) []string {
 // launch runs `sh synaxi-run args…` with stdin, as Claude Code would.
 func (r *launcherRig) launch(stdin string, args ...string) (stdout string, code int) {
 	r.t.Helper()
-	return r.launchWith(r.srv.URL+"/releases/v"+launcherVersion, stdin, args...)
+	return r.launchWith(r.srv.Base(), stdin, args...)
 }
 
 func (r *launcherRig) launchWith(base, stdin string, args ...string) (string, int) {
@@ -177,20 +186,20 @@ func testLauncherDownloadsVerifiesAndRuns(t *testing.T, shell string) {
 	out, code := r.launch(`{"session_id":"s1"}`, "synaxi-session", "start", "x y")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "ran start x y\n{\"session_id\":\"s1\"}", out, "arguments and stdin reach the binary")
-	assert.EqualValues(t, 1, r.hits.Load())
+	assert.Equal(t, 1, r.hits())
 	fi, err := os.Stat(filepath.Join(r.dataBin(), "synaxi-session"))
 	require.NoError(t, err)
 	assert.NotZero(t, fi.Mode()&0o100, "installed binary is executable")
+	awaitFetchers(t, r.home)
 	assert.Contains(t, r.log(), "installed "+r.name)
 	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(r.dataBin()), ".*"))
 	assert.Empty(t, leftovers, "no staging directory or lock left behind")
 
 	// Reused without the network.
-	r.srv.Close()
-	out, code = r.launch("again", "synaxi-session", "end")
+	out, code = r.launchWith("http://127.0.0.1:1/none", "again", "synaxi-session", "end")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "ran end\nagain", out)
-	assert.EqualValues(t, 1, r.hits.Load())
+	assert.Equal(t, 1, r.hits())
 }
 
 func TestLauncherHonoursPluginDataDir(t *testing.T) {
@@ -206,23 +215,22 @@ func TestLauncherHonoursPluginDataDir(t *testing.T) {
 
 func TestLauncherRefusesTamperedArchive(t *testing.T) {
 	r := newLauncherRig(t)
-	r.archive = buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"),
-		map[string]string{"synaxi-session": "#!/bin/sh\necho evil\n"})
+	r.serve(buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"),
+		map[string]string{"synaxi-session": "#!/bin/sh\necho evil\n"}))
 
 	out, code := r.launch("{}", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
-	assert.EqualValues(t, 1, r.hits.Load())
+	assert.Equal(t, 1, r.hits())
 	assert.NoDirExists(t, r.dataBin())
-	assert.Contains(t, r.log(), "checksum mismatch")
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(r.dataBin()), ".*"))
-	assert.Empty(t, leftovers, "no staging directory or lock left behind")
+	assert.Contains(t, r.log(), "does not match checksums.txt")
+	leftovers, _ := filepath.Glob(filepath.Join(r.binDir(), ".*"))
+	assert.Equal(t, []string{r.failedFile()}, leftovers, "only the failure is remembered: no partial file, staging directory or lock")
 }
 
 func TestLauncherFailsOpenWithoutServer(t *testing.T) {
 	r := newLauncherRig(t)
-	r.srv.Close()
-	out, code := r.launch("{}", "synaxi-noreread", "pre")
+	out, code := r.launchWith("http://127.0.0.1:1/none", "{}", "synaxi-noreread", "pre")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
 	assert.Contains(t, r.log(), "download")
@@ -252,8 +260,9 @@ func TestLauncherFailsOpenWithoutDownloader(t *testing.T) {
 	out, code := r.launch("{}", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
+	awaitFetchers(t, r.home)
 	assert.Contains(t, r.log(), "neither curl nor wget")
-	assert.Zero(t, r.hits.Load())
+	assert.Zero(t, r.hits())
 }
 
 func TestLauncherPrefersBuiltBinary(t *testing.T) {
@@ -264,7 +273,7 @@ func TestLauncherPrefersBuiltBinary(t *testing.T) {
 	out, code := r.launch("", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "built start\n", out)
-	assert.Zero(t, r.hits.Load(), "no network when a built binary is present")
+	assert.Zero(t, r.hits(), "no network when a built binary is present")
 
 	dev := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dev, "synaxi-session"), []byte("#!/bin/sh\necho dev \"$@\"\n"), 0o755))
@@ -280,7 +289,7 @@ func TestLauncherIgnoresUnknownNames(t *testing.T) {
 		assert.Equal(t, 0, code, "%q", args)
 		assert.Empty(t, out, "%q", args)
 	}
-	assert.Zero(t, r.hits.Load())
+	assert.Zero(t, r.hits())
 }
 
 func TestLauncherWithoutChecksumDoesNotDownload(t *testing.T) {
@@ -289,13 +298,13 @@ func TestLauncherWithoutChecksumDoesNotDownload(t *testing.T) {
 	out, code := r.launch("{}", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
-	assert.Zero(t, r.hits.Load())
+	assert.Zero(t, r.hits())
 	assert.Contains(t, r.log(), "no checksum")
 }
 
 // TestLauncherConcurrentFirstRuns starts many hooks at once on a machine
-// without the binary: every one exits 0, the archive is installed once and
-// whole, and no staging directory or lock remains.
+// without the binary: every one exits 0, the archive is downloaded and
+// installed once and whole, and no staging directory or lock remains.
 func TestLauncherConcurrentFirstRuns(t *testing.T) {
 	r := newLauncherRig(t)
 	const n = 8
@@ -320,35 +329,64 @@ func TestLauncherConcurrentFirstRuns(t *testing.T) {
 	assert.GreaterOrEqual(t, ran, 1)
 	out, _ := r.launch("", "synaxi-session", "start")
 	assert.Equal(t, "ran start\n", out)
-	entries, err := os.ReadDir(filepath.Dir(r.dataBin()))
+	assert.Equal(t, 1, r.hits(), "one download")
+	awaitFetchers(t, r.home)
+	assert.Equal(t, []string{launcherVersion, "current"}, dirNames(t, r.binDir()))
+}
+
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	assert.Equal(t, []string{launcherVersion}, names)
+	return names
 }
 
-// TestLauncherDownloadLock: a download in progress (a fresh lock) makes other
-// callers fail open at once; a lock left by a killed download (older than
-// ten minutes) is taken over.
+// procStart is a process's start time as /proc/PID/stat has it (field 22),
+// what the launcher writes beside a lock owner's pid.
+func procStart(t *testing.T, pid int) string {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Skipf("needs /proc: %v", err)
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndex(s, ")")+2:])
+	return fields[19]
+}
+
+// TestLauncherDownloadLock: a lock whose owner lives makes other callers
+// wait their budget and start no download; once the owner is gone (its pid
+// dead, or alive but a different process), the lock is taken over at once.
 func TestLauncherDownloadLock(t *testing.T) {
 	r := newLauncherRig(t)
-	lock := filepath.Join(filepath.Dir(r.dataBin()), ".download-"+launcherVersion+".lock")
+	lock := filepath.Join(r.binDir(), "."+launcherVersion+".lock")
 	require.NoError(t, os.MkdirAll(lock, 0o700))
+	owner := exec.Command("sleep", "60")
+	require.NoError(t, owner.Start())
+	t.Cleanup(func() { _ = owner.Process.Kill(); _ = owner.Wait() })
+	start := procStart(t, owner.Process.Pid)
+	require.NoError(t, os.WriteFile(filepath.Join(lock, "owner"), fmt.Appendf(nil, "%d %s\n", owner.Process.Pid, start), 0o600))
 
+	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=1"}
 	out, code := r.launch("", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Empty(t, out)
-	assert.Zero(t, r.hits.Load(), "a download is in progress elsewhere")
+	assert.Zero(t, r.hits(), "a download is in progress elsewhere")
 
-	old := time.Now().Add(-11 * time.Minute)
-	require.NoError(t, os.Chtimes(lock, old, old))
+	// The same pid with another start time is a recycled pid, not the owner.
+	require.NoError(t, os.WriteFile(filepath.Join(lock, "owner"), fmt.Appendf(nil, "%d 1\n", owner.Process.Pid), 0o600))
+	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=60"}
 	out, code = r.launch("", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "ran start\n", out)
-	assert.EqualValues(t, 1, r.hits.Load())
+	assert.Equal(t, 1, r.hits())
+	awaitFetchers(t, r.home)
 	assert.NoDirExists(t, lock)
+	assert.Contains(t, r.log(), "took over a stale lock")
 }
 
 // TestLauncherForksNothing traces the launcher on its hot paths (a binary
@@ -427,7 +465,7 @@ func TestLauncherReadsMinifiedManifest(t *testing.T) {
 	out, code := r.launch("{}", "synaxi-session", "start")
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "ran start\n{}", out)
-	assert.EqualValues(t, 1, r.hits.Load())
+	assert.Equal(t, 1, r.hits())
 }
 
 // TestLauncherDirsAgreeWithXDG: the launcher, a shell script that runs before
