@@ -21,6 +21,7 @@ import (
 var checklist = []func(context.Context, *facts) Check{
 	checkConfig,
 	checkBinaries,
+	checkDownload,
 	checkLanguages,
 	checkClaudeCLI,
 	checkSettingsFile,
