@@ -367,3 +367,70 @@ func TestReleaseWorkflow(t *testing.T) {
 		assert.Equal(t, 1, strings.Count(commit, "commit -m"), "one commit")
 	}
 }
+
+// TestReleaseNotesAndBump runs the publish job's two repository steps in a
+// small git repository holding the script and the manifest: `notes` lists
+// the commits since the previous v* tag (and only those), `bump` changes the
+// manifest's version and nothing else.
+func TestReleaseNotesAndBump(t *testing.T) {
+	root := claudecli.RepoRoot()
+	dir := t.TempDir()
+	for _, f := range []string{"scripts/release.sh", "plugin/.claude-plugin/plugin.json"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o755))
+	}
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, out)
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "first")
+	git("tag", "-a", "v0.1.0", "-m", "v0.1.0")
+	git("commit", "-q", "--allow-empty", "-m", "proxy: a fix")
+	git("commit", "-q", "--allow-empty", "-m", "maps: a feature")
+	git("tag", "-a", "v0.2.0", "-m", "v0.2.0")
+
+	run := func(env []string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(filepath.Join(dir, "scripts", "release.sh"), args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "release.sh %v: %s", args, out)
+		return string(out)
+	}
+	notes := run([]string{"RELEASE_DIST=" + t.TempDir()}, "notes", "v0.2.0")
+	assert.Contains(t, notes, "## synaxi v0.2.0")
+	assert.Contains(t, notes, "Changes since v0.1.0:")
+	assert.Regexp(t, `(?m)^- proxy: a fix \([0-9a-f]+\)$`, notes)
+	assert.Regexp(t, `(?m)^- maps: a feature \([0-9a-f]+\)$`, notes)
+	assert.NotContains(t, notes, "- first", "a commit of the previous release")
+	first := run([]string{"RELEASE_DIST=" + t.TempDir()}, "notes", "v0.1.0")
+	assert.Contains(t, first, "first release")
+	assert.Contains(t, first, "- first (")
+
+	manifest := filepath.Join(dir, "plugin", ".claude-plugin", "plugin.json")
+	before, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	run([]string{"RELEASE_VERSION=0.2.0"}, "bump")
+	after, err := os.ReadFile(manifest)
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(after, &m), "plugin.json after bump")
+	assert.Equal(t, "0.2.0", m["version"])
+	bl, al := strings.Split(string(before), "\n"), strings.Split(string(after), "\n")
+	require.Len(t, al, len(bl))
+	var changed []string
+	for i := range bl {
+		if bl[i] != al[i] {
+			changed = append(changed, al[i])
+		}
+	}
+	assert.Equal(t, []string{`  "version": "0.2.0",`}, changed, "bump changes the version line only")
+}
