@@ -116,6 +116,10 @@ cc_for() {
 # why_skipped says what a platform without a C compiler needs.
 why_skipped() {
 	local p=$1 var="CC_${1/\//_}"
+	if [[ $p == "$host" && -z ${!var:-} ]]; then
+		echo "no C compiler here (${CC:-cc} not found; install one, or set CC)"
+		return
+	fi
 	case $p in
 	darwin/*) echo "needs a macOS runner (or $var naming a cross compiler)" ;;
 	linux/arm64) echo "needs a linux/arm64 runner, aarch64-linux-gnu-gcc (Debian: gcc-aarch64-linux-gnu) or $var" ;;
