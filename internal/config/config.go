@@ -101,6 +101,7 @@ type Ingest struct {
 	MaxTries        int      `toml:"max_tries" doc:"attempts at a session before it goes to the dead-letter list shown by synaxi status"`
 	RetryBackoff    Duration `toml:"retry_backoff" doc:"wait before the first retry; each later retry waits four times longer"`
 	MaxTranscriptMB int      `toml:"max_transcript_mb" doc:"transcripts larger than this many MiB are refused with an error in the dead-letter list"`
+	MaxTokens       int      `toml:"max_tokens" doc:"hard cap on the tokens one session may cost a model extractor, prompt and answer together (1000 to 200000); the oldest typed turns are left out to fit"`
 }
 
 // Default returns the documented defaults.
@@ -133,6 +134,7 @@ func Default() Config {
 			MaxTries:        5,
 			RetryBackoff:    Duration(30 * time.Second),
 			MaxTranscriptMB: 128,
+			MaxTokens:       16000,
 		},
 	}
 }
@@ -289,6 +291,8 @@ func (c *Config) Validate() error {
 		return bad("ingest.max_tries", "must be at least 1, not %d", c.Ingest.MaxTries)
 	case c.Ingest.RetryBackoff < Duration(time.Second):
 		return bad("ingest.retry_backoff", "must be at least 1s, not %s", c.Ingest.RetryBackoff.Std())
+	case c.Ingest.MaxTokens < 1000 || c.Ingest.MaxTokens > 200000:
+		return bad("ingest.max_tokens", "must be between 1000 and 200000, not %d", c.Ingest.MaxTokens)
 	case c.Ingest.MaxTranscriptMB < 1:
 		return bad("ingest.max_transcript_mb", "must be at least 1, not %d", c.Ingest.MaxTranscriptMB)
 	case c.Ingest.ClaudeCommand == "":

@@ -15,6 +15,7 @@ import (
 	"github.com/synaxi/synaxi/learning/read"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/learning/chatapi"
 	"github.com/synaxi/synaxi/learning/store"
 )
@@ -24,9 +25,32 @@ import (
 // extractor runs is never queued for learning.
 const ChildEnv = "SYNAXI_INGEST_CHILD"
 
-// MaxPromptChars bounds the transcript text sent to a model; the oldest
-// turns are left out first.
-const MaxPromptChars = 120_000
+// Cap is the hard token budget of one session's model extraction
+// (ingest.max_tokens), prompt and answer together. The answer gets a
+// quarter of it, at most 2048 tokens; the prompt the rest, its size
+// estimated conservatively at 3 bytes a token (English prose runs near 4),
+// so a session never costs more than the cap.
+type Cap int
+
+// DefaultCap is ingest.max_tokens's default.
+const DefaultCap Cap = 16000
+
+// Output is the answer's share of c.
+func (c Cap) Output() int { return min(2048, int(c)/4) }
+
+// promptBytes is how many bytes of prompt fit c.
+func (c Cap) promptBytes() int {
+	return max(0, (int(c)-c.Output())*3-len(systemPrompt))
+}
+
+// USD is the most a session can cost under c with model's prices
+// (internal/ledger's price table): every input token and every output
+// token of the cap billed, no cache.
+func (c Cap) USD(model string) float64 {
+	p := ledger.PriceFor(model)
+	out := c.Output()
+	return (float64(int(c)-out)*p.Input + float64(out)*p.Output) / 1e6
+}
 
 // NewExtractor returns the extractor cfg names. getenv looks up the API key
 // variable.
@@ -36,7 +60,7 @@ func NewExtractor(cfg config.Ingest, getenv func(string) string) (Extractor, err
 	case "", "embedded":
 		return Embedded{}, nil
 	case "claude":
-		return &ClaudeCLI{Command: cfg.ClaudeCommand, Model: or(cfg.Model, "haiku"), Timeout: timeout}, nil
+		return &ClaudeCLI{Command: cfg.ClaudeCommand, Model: or(cfg.Model, "haiku"), Timeout: timeout, Cap: capOf(cfg)}, nil
 	case "anthropic":
 		keyEnv := or(cfg.APIKeyEnv, "ANTHROPIC_API_KEY")
 		key := getenv(keyEnv)
@@ -44,13 +68,20 @@ func NewExtractor(cfg config.Ingest, getenv func(string) string) (Extractor, err
 			return nil, fmt.Errorf("ingest.extractor is anthropic but $%s is empty; set it or ingest.api_key_env", keyEnv)
 		}
 		return &Anthropic{Endpoint: or(cfg.Endpoint, "https://api.anthropic.com"), Model: or(cfg.Model, "claude-haiku-4-5"),
-			Key: key, Client: &http.Client{Timeout: timeout}}, nil
+			Key: key, Client: &http.Client{Timeout: timeout}, Cap: capOf(cfg)}, nil
 	case "openai":
 		keyEnv := or(cfg.APIKeyEnv, "OPENAI_API_KEY")
 		return &OpenAI{Endpoint: or(cfg.Endpoint, "http://127.0.0.1:11434/v1"), Model: or(cfg.Model, "llama3.1"),
-			Key: getenv(keyEnv), Client: &http.Client{Timeout: timeout}}, nil
+			Key: getenv(keyEnv), Client: &http.Client{Timeout: timeout}, Cap: capOf(cfg)}, nil
 	}
 	return nil, fmt.Errorf("ingest.extractor %q: want embedded, claude, anthropic or openai", cfg.Extractor)
+}
+
+func capOf(cfg config.Ingest) Cap {
+	if cfg.MaxTokens <= 0 {
+		return DefaultCap
+	}
+	return Cap(cfg.MaxTokens)
 }
 
 func or(s, def string) string {
@@ -71,8 +102,13 @@ Answer with only a JSON array, no prose, no code fence. Each item:
 Every item needs at least one evidence quote copied character for character from the turn it names. Answer [] when there is nothing durable.`
 
 // Prompt renders the user message for d: the known entries and the typed
-// spans of the human turns, fenced as data.
-func Prompt(d *read.Doc, known []store.Entry) string {
+// spans of the human turns, fenced as data, newest turns first to fill
+// c's prompt share (0 means DefaultCap).
+func Prompt(d *read.Doc, known []store.Entry, c Cap) string {
+	if c <= 0 {
+		c = DefaultCap
+	}
+	budget := c.promptBytes()
 	var b strings.Builder
 	if len(known) > 0 {
 		b.WriteString("Already known (do not repeat unless the session adds evidence):\n")
@@ -91,11 +127,11 @@ func Prompt(d *read.Doc, known []store.Entry) string {
 	for i := range turns {
 		typed[i] = strings.Join(turns[i].Typed(), "\n[…]\n")
 	}
-	size := 0
+	size := b.Len() + 64
 	start := len(turns)
-	for start > 0 && size+len(typed[start-1]) < MaxPromptChars {
+	for start > 0 && size+len(typed[start-1])+128 < budget {
 		start--
-		size += len(typed[start]) + 64
+		size += len(typed[start]) + 128
 	}
 	b.WriteString("<transcript>\n")
 	for i := start; i < len(turns); i++ {
@@ -164,8 +200,9 @@ type ClaudeCLI struct {
 	Model   string
 	Timeout time.Duration
 	// Env is the CLI's environment; nil means this process's. ChildEnv is
-	// added either way.
+	// added either way, and CLAUDE_CODE_MAX_OUTPUT_TOKENS caps the answer.
 	Env []string
+	Cap Cap
 }
 
 // Name is "claude".
@@ -185,12 +222,8 @@ func (c *ClaudeCLI) Extract(ctx context.Context, d *read.Doc, known []store.Entr
 		defer cancel()
 	}
 	cmd := exec.CommandContext(ctx, c.Command, c.Args()...)
-	env := c.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd.Env = append(append([]string(nil), env...), ChildEnv+"=1")
-	cmd.Stdin = strings.NewReader(Prompt(d, known))
+	cmd.Env = c.environ()
+	cmd.Stdin = strings.NewReader(Prompt(d, known, c.cap()))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -210,6 +243,7 @@ func tail(s string, n int) string {
 type Anthropic struct {
 	Endpoint, Model, Key string
 	Client               *http.Client
+	Cap                  Cap
 }
 
 // Name is "anthropic".
@@ -218,8 +252,8 @@ func (a *Anthropic) Name() string { return "anthropic" }
 // Extract sends one request.
 func (a *Anthropic) Extract(ctx context.Context, d *read.Doc, known []store.Entry) ([]store.Observation, error) {
 	body := map[string]any{
-		"model": a.Model, "max_tokens": 4096, "system": systemPrompt, "temperature": 0,
-		"messages": []map[string]any{{"role": "user", "content": Prompt(d, known)}},
+		"model": a.Model, "max_tokens": capOr(a.Cap).Output(), "system": systemPrompt, "temperature": 0,
+		"messages": []map[string]any{{"role": "user", "content": Prompt(d, known, a.Cap)}},
 	}
 	var resp struct {
 		Content []struct {
@@ -245,6 +279,7 @@ func (a *Anthropic) Extract(ctx context.Context, d *read.Doc, known []store.Entr
 type OpenAI struct {
 	Endpoint, Model, Key string
 	Client               *http.Client
+	Cap                  Cap // bounds the prompt; the endpoint's own limit bounds the answer
 }
 
 // Name is "openai".
@@ -253,7 +288,7 @@ func (o *OpenAI) Name() string { return "openai" }
 // Extract sends one request.
 func (o *OpenAI) Extract(ctx context.Context, d *read.Doc, known []store.Entry) ([]store.Observation, error) {
 	api := chatapi.OpenAI{Endpoint: o.Endpoint, Model: o.Model, Key: o.Key, Client: o.Client}
-	answer, err := api.Chat(ctx, systemPrompt, Prompt(d, known))
+	answer, err := api.Chat(ctx, systemPrompt, Prompt(d, known, o.Cap))
 	if err != nil {
 		return nil, endpointError(err)
 	}
@@ -267,4 +302,23 @@ func endpointError(err error) error {
 		return fmt.Errorf("extractor: %w: %w", ErrBadAnswer, err)
 	}
 	return fmt.Errorf("extractor: %w", err)
+}
+
+func capOr(c Cap) Cap {
+	if c <= 0 {
+		return DefaultCap
+	}
+	return c
+}
+
+func (c *ClaudeCLI) cap() Cap { return capOr(c.Cap) }
+
+// environ is the CLI's environment: Env (or this process's) with ChildEnv
+// set and the answer capped at the cap's output share.
+func (c *ClaudeCLI) environ() []string {
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(append([]string(nil), env...), ChildEnv+"=1", fmt.Sprintf("CLAUDE_CODE_MAX_OUTPUT_TOKENS=%d", c.cap().Output()))
 }

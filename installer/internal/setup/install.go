@@ -17,7 +17,9 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/settings"
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/extract"
 )
 
 // Options configure install and uninstall.
@@ -163,6 +165,7 @@ func (in *installer) install(ctx context.Context) error {
 	if err := in.composeStatusLine(); err != nil {
 		return err
 	}
+	in.offerModelExtractor()
 	var st *proxyctl.State
 	if !in.NoProxy {
 		var err error
@@ -184,6 +187,24 @@ func (in *installer) install(ctx context.Context) error {
 		return in.route(st.URL())
 	}
 	return nil
+}
+
+// offerModelExtractor says, while learning uses the embedded rules, that
+// the user's own claude CLI can extract instead, with the most a session
+// can cost under the configured token cap.
+func (in *installer) offerModelExtractor() {
+	l, err := config.Load(in.dirs.ConfigFile(), in.Getenv)
+	if err != nil || l.Config.Ingest.Extractor != "embedded" && l.Config.Ingest.Extractor != "" {
+		return
+	}
+	model := l.Config.Ingest.Model
+	if model == "" {
+		model = "haiku"
+	}
+	c := extract.Cap(l.Config.Ingest.MaxTokens)
+	in.say("learning: the embedded rules (no network) learn from what you type. Your own claude CLI can do it instead, in any language:\n"+
+		"  %s, at most %d tokens a session (at most $%.3f a session at its list price);\n"+
+		"  set ingest.extractor = \"claude\" in %s (ingest.max_tokens sets the cap)", model, int(c), c.USD(model), in.dirs.ConfigFile())
 }
 
 // binSource is the directory install copies the binaries from: --from, else
