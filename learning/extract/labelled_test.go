@@ -185,3 +185,30 @@ func TestLabelledSetPrecisionRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelledTypedSpans checks the reader's split against the labels: the
+// span of every durable turn lies in what the person typed, and every turn
+// labelled pasted (more than half its characters copied from elsewhere)
+// has less than half its characters in typed spans.
+func TestLabelledTypedSpans(t *testing.T) {
+	dir := filepath.Join(filepath.Dir(sharedFixtures(t)), "learning")
+	docs := map[string]*read.Doc{}
+	for _, r := range readLabelled(t, dir) {
+		d := docs[r.file]
+		if d == nil {
+			var err error
+			d, err = read.Read(filepath.Join(dir, r.file), 0)
+			require.NoError(t, err)
+			docs[r.file] = d
+		}
+		tr := d.Turn(r.uuid)
+		require.NotNil(t, tr, "%s: labelled turn %s is not a human turn", r.file, r.uuid)
+		switch r.label {
+		case "durable":
+			assert.True(t, slices.ContainsFunc(tr.Typed(), func(p string) bool { return strings.Contains(p, r.span) }),
+				"%s: the durable span %q is not typed", r.file, r.span)
+		case "pasted":
+			assert.Less(t, read.TypedShare(tr.Text, tr.Spans), 0.5, "%s: pasted turn %s read as typed", r.file, r.uuid)
+		}
+	}
+}
