@@ -46,6 +46,9 @@ type Options struct {
 	// Observe, when set, is called with a copy of each request after it
 	// has been answered (from the handler's goroutine).
 	Observe func(r *Request)
+	// KeepNone keeps no request once it is answered (Requests returns
+	// none), so a long load run's memory stays flat.
+	KeepNone bool
 }
 
 // Request is one request the server received.
@@ -79,8 +82,9 @@ type Server struct {
 	cache *cacheSim
 	seq   atomic.Int64
 
-	mu   sync.Mutex
-	reqs []*Request
+	mu       sync.Mutex
+	reqs     []*Request
+	received int // requests so far, kept or not
 }
 
 // New starts a server on 127.0.0.1:0. It panics if it cannot listen, like
@@ -178,8 +182,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, hr *http.Request) {
 		RequestID: s.nextID("req_fake"),
 	}
 	s.mu.Lock()
-	s.reqs = append(s.reqs, rec)
-	n := len(s.reqs)
+	if !s.opts.KeepNone {
+		s.reqs = append(s.reqs, rec)
+	}
+	s.received++
+	n := s.received
 	snapshot := *rec
 	s.mu.Unlock()
 
