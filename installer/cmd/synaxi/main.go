@@ -9,7 +9,7 @@
 //	synaxi wrap [--claude PATH] claude [args…]
 //	synaxi unwrap
 //	synaxi status
-//	synaxi doctor [--claude PATH]
+//	synaxi doctor [--claude PATH] [--proxy URL [--token-file FILE]]
 //	synaxi savings [--session ID] [--json]
 //	synaxi savings --replay [--sessions N] [--json]
 //	synaxi report [--out FILE]
@@ -53,7 +53,8 @@ commands:
   wrap        synaxi wrap claude [args…]: run one Claude Code launch through the proxy
   unwrap      clean up after a wrap that was killed
   status      what is installed, running and routed, and the savings so far
-  doctor      every check with a fix, and the effective configuration
+  doctor      every check with a fix, and the effective configuration;
+              --proxy URL checks a remote synaxi-proxyd instead
   savings     the savings ledger per session and in total (--session ID, --json);
               --replay: what the projection would have saved on your recent sessions
   report      a local HTML page with charts (--out FILE)
@@ -98,8 +99,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "doctor":
 		fs := newFlags("doctor", stderr)
 		cl := fs.String("claude", "", "Claude Code CLI to check")
+		remote := fs.String("proxy", "", "check the synaxi-proxyd at this URL (health, team token, upstream, metrics) instead of this machine")
+		tokenFile := fs.String("token-file", "", "with --proxy: file holding the team token (default: x-synaxi-token in ANTHROPIC_CUSTOM_HEADERS)")
 		if fs.Parse(rest) != nil {
 			return 2
+		}
+		if *remote != "" {
+			if n := doctor.Remote(ctx, stdout, doctor.RemoteEnv{URL: *remote, TokenFile: *tokenFile, Getenv: os.Getenv}); n > 0 {
+				fmt.Fprintf(stdout, "\n%d check(s) failed\n", n)
+				return 1
+			}
+			return 0
 		}
 		if n := doctor.Doctor(ctx, stdout, doctor.Env{Getenv: os.Getenv, Claude: *cl}); n > 0 {
 			fmt.Fprintf(stdout, "\n%d check(s) failed\n", n)

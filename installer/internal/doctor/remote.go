@@ -1,0 +1,170 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// tokenHeader is the team token's header (synaxi-proxyd's server.TokenHeader).
+const tokenHeader = "X-Synaxi-Token"
+
+// RemoteEnv is what `synaxi doctor --proxy URL` looks at: a synaxi-proxyd
+// that need not run on this machine.
+type RemoteEnv struct {
+	URL       string // the proxy's base URL, as ANTHROPIC_BASE_URL would name it
+	TokenFile string // --token-file; "" takes the token from ANTHROPIC_CUSTOM_HEADERS
+	Getenv    func(string) string
+	Client    *http.Client // nil: a client with a 5 s timeout
+}
+
+// Remote checks a proxy over HTTP: it answers (/livez), it asks for the
+// team token and takes ours (/health), its upstream is reachable (/readyz),
+// and it serves metrics (/metrics). It prints each check with a fix and
+// returns how many failed.
+func Remote(ctx context.Context, w io.Writer, e RemoteEnv) int {
+	failed := 0
+	for _, c := range remoteChecks(ctx, e) {
+		mark := "ok  "
+		switch {
+		case !c.OK && c.Warn:
+			mark = "warn"
+		case !c.OK:
+			mark = "FAIL"
+			failed++
+		}
+		fmt.Fprintf(w, "[%s] %s: %s\n", mark, c.Name, c.Detail)
+		if !c.OK && c.Fix != "" {
+			fmt.Fprintf(w, "       fix: %s\n", c.Fix)
+		}
+	}
+	return failed
+}
+
+func remoteChecks(ctx context.Context, e RemoteEnv) []Check {
+	u, err := url.Parse(strings.TrimSuffix(e.URL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return []Check{{Name: "proxy URL", Detail: fmt.Sprintf("%q is not an http:// or https:// URL with a host", e.URL),
+			Fix: "pass the proxy's base URL, e.g. --proxy https://synaxi.internal:8787"}}
+	}
+	c := e.Client
+	if c == nil {
+		c = &http.Client{Timeout: 5 * time.Second}
+	}
+	token, tokenFrom, tokErr := remoteToken(e)
+	get := func(path string, withToken bool) (int, string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String()+path, nil)
+		if err != nil {
+			return 0, "", err
+		}
+		if withToken && token != "" {
+			req.Header.Set(tokenHeader, token)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		return resp.StatusCode, string(b), nil
+	}
+
+	var out []Check
+	status, _, err := get("/livez", false)
+	if err != nil || status != http.StatusOK {
+		detail := fmt.Sprintf("GET %s/livez: status %d", u, status)
+		if err != nil {
+			detail = fmt.Sprintf("GET %s/livez: %v", u, err)
+		}
+		return append(out, Check{Name: "proxy answers", Detail: detail,
+			Fix: "check the URL, that synaxi-proxyd runs there (systemctl status synaxi-proxyd) and, for https, that this machine trusts its certificate"})
+	}
+	out = append(out, Check{Name: "proxy answers", OK: true, Detail: u.String() + "/livez"})
+
+	auth := Check{Name: "team token"}
+	status, _, err = get("/health", false)
+	switch {
+	case err != nil:
+		auth.Detail = fmt.Sprintf("GET /health: %v", err)
+	case status == http.StatusOK:
+		auth.Detail = "the proxy asks for no team token"
+		auth.OK = isLoopbackHost(u.Hostname())
+		auth.Warn = true
+		auth.Fix = "beyond loopback, run the proxy with --token-file (docs/deploy.md); anyone who reaches it can use it as a relay"
+	case status != http.StatusUnauthorized:
+		auth.Detail = fmt.Sprintf("GET /health without a token: status %d", status)
+	case tokErr != nil:
+		auth.Detail = "the proxy asks for a team token; " + tokErr.Error()
+		auth.Fix = "pass --token-file FILE, or set ANTHROPIC_CUSTOM_HEADERS=\"x-synaxi-token: <token>\" as Claude Code will send it"
+	default:
+		if status, _, err = get("/health", true); err == nil && status == http.StatusOK {
+			auth.OK, auth.Detail = true, "required, and the token from "+tokenFrom+" is accepted"
+		} else {
+			auth.Detail = fmt.Sprintf("the token from %s is refused (status %d%s)", tokenFrom, status, errText(err))
+			auth.Fix = "ask whoever runs the proxy for the current token"
+		}
+	}
+	out = append(out, auth)
+	if !auth.OK && !auth.Warn {
+		return out
+	}
+
+	ready := Check{Name: "upstream reachable"}
+	status, body, err := get("/readyz", true)
+	switch {
+	case err != nil:
+		ready.Detail = fmt.Sprintf("GET /readyz: %v", err)
+	case status == http.StatusOK:
+		ready.OK, ready.Detail = true, "/readyz ok"
+	default:
+		ready.Detail = fmt.Sprintf("/readyz %d: %s", status, strings.TrimSpace(body))
+		ready.Fix = "the proxy cannot reach its upstream (or is draining): check its --upstream and the network from its host"
+	}
+	out = append(out, ready)
+
+	mx := Check{Name: "metrics"}
+	status, body, err = get("/metrics", true)
+	switch {
+	case err != nil:
+		mx.Detail = fmt.Sprintf("GET /metrics: %v", err)
+	case status != http.StatusOK:
+		mx.Detail = fmt.Sprintf("GET /metrics: status %d", status)
+	case !strings.Contains(body, "synaxi_proxy_requests_total"):
+		mx.Detail = "/metrics answers without synaxi_proxy_requests_total: not a synaxi-proxyd, or an older one"
+		mx.Fix = "upgrade the proxy"
+	default:
+		mx.OK, mx.Detail = true, "/metrics serves synaxi_proxy_requests_total"
+	}
+	return append(out, mx)
+}
+
+// remoteToken finds the team token: --token-file, else the x-synaxi-token
+// line of ANTHROPIC_CUSTOM_HEADERS (one "Name: value" per line), which is
+// how Claude Code sends it.
+func remoteToken(e RemoteEnv) (token, from string, err error) {
+	if e.TokenFile != "" {
+		b, err := os.ReadFile(e.TokenFile)
+		if err != nil {
+			return "", "", fmt.Errorf("read the token: %w", err)
+		}
+		return strings.TrimSpace(string(b)), e.TokenFile, nil
+	}
+	if e.Getenv != nil {
+		for line := range strings.SplitSeq(e.Getenv("ANTHROPIC_CUSTOM_HEADERS"), "\n") {
+			name, value, ok := strings.Cut(line, ":")
+			if ok && strings.EqualFold(strings.TrimSpace(name), tokenHeader) {
+				return strings.TrimSpace(value), "ANTHROPIC_CUSTOM_HEADERS", nil
+			}
+		}
+	}
+	return "", "", fmt.Errorf("no token given (--token-file, or %s in ANTHROPIC_CUSTOM_HEADERS)", strings.ToLower(tokenHeader))
+}
+
+func isLoopbackHost(h string) bool {
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
