@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -54,12 +55,19 @@ func (s *Server) serveHealth(w http.ResponseWriter, _ *http.Request) {
 
 // authorized checks the team token, if one is set, and answers 401 when it
 // is missing or wrong. The comparison takes the same time whatever the
-// token presented; the token is never logged.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+// token presented; the token is never logged. The proxy's own endpoints
+// (local) also take it as "Authorization: Bearer", which every Prometheus
+// can send; a forwarded request's Authorization is the client's and is
+// never read.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request, local bool) bool {
 	if s.o.Token == "" {
 		return true
 	}
-	got := sha256.Sum256([]byte(r.Header.Get(TokenHeader)))
+	presented := r.Header.Get(TokenHeader)
+	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && local && presented == "" {
+		presented = bearer
+	}
+	got := sha256.Sum256([]byte(presented))
 	if subtle.ConstantTimeCompare(got[:], s.tokenSum[:]) == 1 {
 		return true
 	}

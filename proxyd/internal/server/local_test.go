@@ -46,6 +46,15 @@ func TestTokenRequired(t *testing.T) {
 	require.Len(t, p.rows(t), 1)
 	assert.Equal(t, int64(1), p.Health().Requests, "401s are not forwarded requests")
 
+	// The proxy's own endpoints also take it as a bearer token (Prometheus's
+	// authorization); a forwarded request's Authorization is the client's.
+	bearer := http.Header{"Authorization": {"Bearer " + teamToken}}
+	resp, _ = do(t, c, "GET", p.URL+"/metrics", bearer, nil)
+	assert.Equal(t, 200, resp.StatusCode)
+	resp, _ = do(t, c, "GET", p.URL+"/v1/models", bearer, nil)
+	assert.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	assert.Len(t, up.requests(""), 2, "nothing more reached the upstream")
+
 	// /livez needs no token and says nothing but ok.
 	resp, body := do(t, c, "GET", p.URL+"/livez", nil, nil)
 	assert.Equal(t, 200, resp.StatusCode)

@@ -185,11 +185,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		serveLive(w, r)
 		return
 	}
-	if !s.authorized(w, r) {
+	if h, ok := s.local[r.URL.Path]; ok {
+		if s.authorized(w, r, true) {
+			serveLocal(w, r, h)
+		}
 		return
 	}
-	if h, ok := s.local[r.URL.Path]; ok {
-		serveLocal(w, r, h)
+	if !s.authorized(w, r, false) {
 		return
 	}
 	start := time.Now()
