@@ -1,5 +1,5 @@
 // Command synaxi-soak puts synaxi-proxyd under a bounded load on loopback
-// and reports what it costs: concurrent synthetic sessions, each a growing
+// and reports what it costs. Concurrent synthetic sessions, each a growing
 // conversation, stream through the proxy to the fake upstream (package
 // fakeapi, in this process) for a fixed time, while a smaller group sends
 // the same kind of requests to the fake directly, as the baseline of the
