@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // Config is synaxi's whole configuration. The `doc` tag of every key is the
@@ -237,8 +239,20 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 	return l, nil
 }
 
-// LoadDefault loads from the given config file path with os.Getenv.
-func LoadDefault(path string) (*Loaded, error) { return Load(path, os.Getenv) }
+// LoadDirs is the configuration a binary runs with: Load of the config file
+// in d and the environment getenv reads (os.Getenv in main, a map in tests).
+// When that fails it returns the defaults together with the error, so every
+// caller decides in one visible line whether a bad configuration stops it
+// (the no-reread guard, the CLI) or is reported and run past (bookkeeping
+// hooks, the status line). The proxy, which also takes a --config path and
+// flags, calls Load itself.
+func LoadDirs(d xdg.Dirs, getenv func(string) string) (Config, error) {
+	l, err := Load(d.ConfigFile(), getenv)
+	if err != nil {
+		return Default(), err
+	}
+	return l.Config, nil
+}
 
 // setting returns the Setting of key (Source FromDefault if unknown).
 func (l *Loaded) setting(key string) Setting {

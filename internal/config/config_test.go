@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // env is a getenv backed by a map.
@@ -160,12 +162,26 @@ func TestEnvOverFile(t *testing.T) {
 		assert.Equal(t, 8788, l.Proxy.Port)
 		assert.Equal(t, FromFile, setting(t, l, "proxy.port").Source)
 	})
-	t.Run("real environment", func(t *testing.T) {
-		t.Setenv("SYNAXI_NOREREAD_LOOP_THRESHOLD", "0")
-		l, err := LoadDefault(path)
-		require.NoError(t, err)
-		assert.Equal(t, 0, l.NoReread.LoopThreshold)
-	})
+}
+
+// TestLoadDirs: the config file of synaxi's directories and the environment
+// getenv reads; a bad file yields the defaults with the error naming it.
+func TestLoadDirs(t *testing.T) {
+	d := xdg.Dirs{Config: t.TempDir()}
+	c, err := LoadDirs(d, env(map[string]string{"SYNAXI_NOREREAD_LOOP_THRESHOLD": "0"}))
+	require.NoError(t, err)
+	assert.Equal(t, 0, c.NoReread.LoopThreshold)
+
+	t.Setenv("SYNAXI_NOREREAD_LOOP_THRESHOLD", "7")
+	c, err = LoadDirs(d, os.Getenv)
+	require.NoError(t, err)
+	assert.Equal(t, 7, c.NoReread.LoopThreshold)
+
+	require.NoError(t, os.WriteFile(d.ConfigFile(), []byte("[proxy]\nport = \"x\"\n"), 0o600))
+	c, err = LoadDirs(d, env(nil))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), d.ConfigFile())
+	assert.Equal(t, Default(), c)
 }
 
 func TestAliases(t *testing.T) {

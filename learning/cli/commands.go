@@ -16,7 +16,7 @@ import (
 // learningEnv loads the configuration for the learning commands.
 func learningEnv(stdout, stderr io.Writer) (Env, error) {
 	d := xdg.Resolve()
-	l, err := config.LoadDefault(d.ConfigFile())
+	cfg, err := config.LoadDirs(d, os.Getenv)
 	if err != nil {
 		return Env{}, err
 	}
@@ -26,7 +26,7 @@ func learningEnv(stdout, stderr io.Writer) (Env, error) {
 			term = true
 		}
 	}
-	return Env{Dirs: d, Config: l.Config, Getenv: os.Getenv, Out: stdout, Err: stderr, Terminal: term}, nil
+	return Env{Dirs: d, Config: cfg, Getenv: os.Getenv, Out: stdout, Err: stderr, Terminal: term}, nil
 }
 
 // RunIngest runs `synaxi ingest ARGS` and returns its exit code.

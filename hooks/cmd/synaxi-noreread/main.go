@@ -29,25 +29,22 @@ import (
 var version string
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
-func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, "synaxi-noreread", buildinfo.Version(version))
+func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	cmd := hookio.Command{Name: "synaxi-noreread", Version: buildinfo.Version(version), Modes: []string{"pre", "post"}}
+	mode, ok := cmd.Args(args, stdout, stderr)
+	if !ok {
 		return 0
 	}
-	if len(args) != 1 || args[0] != "pre" && args[0] != "post" {
-		fmt.Fprintln(stderr, "usage: synaxi-noreread pre|post  (hook input on stdin)")
-		return 0
-	}
-	if err := hook(args[0], stdin, stdout); err != nil {
+	if err := hook(mode, stdin, stdout, getenv); err != nil {
 		fmt.Fprintln(stderr, "synaxi-noreread:", err)
 	}
 	return 0
 }
 
-func hook(mode string, stdin io.Reader, stdout io.Writer) (err error) {
+func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("internal error: %v", r)
@@ -58,12 +55,12 @@ func hook(mode string, stdin io.Reader, stdout io.Writer) (err error) {
 		return err
 	}
 	d := xdg.Resolve()
-	cfg, err := config.LoadDefault(d.ConfigFile())
+	cfg, err := config.LoadDirs(d, getenv)
 	if err != nil {
-		return err
+		return err // a bad file: no guard at all rather than one the user may have turned off
 	}
 	s := reads.New(d, cfg.NoReread)
-	s.BaseURL, s.ProjectAll = os.Getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.ProjectAll
+	s.BaseURL, s.ProjectAll = getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.ProjectAll
 	if mode == "post" {
 		return s.Post(in)
 	}

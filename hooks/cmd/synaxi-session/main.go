@@ -62,15 +62,13 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, "synaxi-session", buildinfo.Version(version))
+	cmd := hookio.Command{Name: "synaxi-session", Version: buildinfo.Version(version),
+		Modes: []string{"start", "substart", "precompact", "end"}}
+	mode, ok := cmd.Args(args, stdout, stderr)
+	if !ok {
 		return 0
 	}
-	if len(args) != 1 {
-		fmt.Fprintln(stderr, "usage: synaxi-session start|substart|precompact|end  (hook input on stdin)")
-		return 0
-	}
-	if err := hook(ctx, args[0], stdin, stdout, getenv); err != nil {
+	if err := hook(ctx, mode, stdin, stdout, getenv); err != nil {
 		fmt.Fprintln(stderr, "synaxi-session:", err)
 	}
 	return 0
@@ -95,28 +93,18 @@ func hook(ctx context.Context, mode string, stdin io.Reader, stdout io.Writer, g
 	case "end":
 		return session.End(d, in, now)
 	case "precompact":
-		cfg := loadConfig(d)
+		cfg, _ := config.LoadDirs(d, getenv) // a bad file: the defaults; the reset must happen
 		return reads.New(d, cfg.NoReread).ResetSession(in.SessionID)
 	case "start":
 		return start(ctx, d, in, now, stdout, getenv)
 	case "substart":
-		return substart(d, in, stdout)
+		return substart(d, in, stdout, getenv)
 	}
 	return fmt.Errorf("unknown mode %q (want start, substart, precompact or end)", mode)
 }
 
-// loadConfig falls back to the defaults when the file is broken: the
-// session record and resets must happen regardless.
-func loadConfig(d xdg.Dirs) config.Config {
-	l, err := config.LoadDefault(d.ConfigFile())
-	if err != nil {
-		return config.Default()
-	}
-	return l.Config
-}
-
 func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, stdout io.Writer, getenv func(string) string) error {
-	cfg := loadConfig(d)
+	cfg, _ := config.LoadDirs(d, getenv) // a bad file: the defaults; the record must be written
 	err := session.Start(d, in, now)
 	store := reads.New(d, cfg.NoReread)
 	switch in.Source {
@@ -155,8 +143,9 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 }
 
 // substart gives a starting subagent the learned guidance.
-func substart(d xdg.Dirs, in *hookio.Input, stdout io.Writer) error {
-	guide, err := session.SubagentGuidance(d, loadConfig(d).Guidance, in)
+func substart(d xdg.Dirs, in *hookio.Input, stdout io.Writer, getenv func(string) string) error {
+	cfg, _ := config.LoadDirs(d, getenv) // a bad file: the defaults
+	guide, err := session.SubagentGuidance(d, cfg.Guidance, in)
 	if err != nil || guide == "" {
 		return err
 	}

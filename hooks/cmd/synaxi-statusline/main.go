@@ -38,8 +38,8 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	if len(args) == 1 && (args[0] == "-version" || args[0] == "--version") {
-		fmt.Fprintln(stdout, "synaxi-statusline", buildinfo.Version(version))
+	cmd := hookio.Command{Name: "synaxi-statusline", Version: buildinfo.Version(version)}
+	if _, ok := cmd.Args(args, stdout, stderr); !ok {
 		return 0
 	}
 	var out bytes.Buffer
@@ -67,10 +67,7 @@ func line(ctx context.Context, stdin io.Reader, out, stderr io.Writer, getenv fu
 		fmt.Fprintln(stderr, "synaxi-statusline:", err)
 	}
 	d := xdg.Resolve()
-	cfg := config.Default()
-	if l, err := config.LoadDefault(d.ConfigFile()); err == nil {
-		cfg = l.Config
-	}
+	cfg, _ := config.LoadDirs(d, getenv) // a bad file: the defaults; doctor names the error
 
 	prev := make(chan []string, 1)
 	go func() { prev <- statusline.RunPrevious(ctx, cfg.StatusLine.PreviousCommand, raw, previousTimeout) }()

@@ -51,32 +51,23 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
-	switch {
-	case len(args) == 1 && (args[0] == "-version" || args[0] == "--version"):
-		fmt.Fprintln(stdout, "synaxi-ingest", buildinfo.Version(version))
+	cmd := hookio.Command{Name: "synaxi-ingest", Version: buildinfo.Version(version),
+		Modes: []string{"hook", "drain"}, Default: "hook"}
+	mode, ok := cmd.Args(args, stdout, stderr)
+	if !ok {
 		return 0
-	case len(args) == 1 && args[0] == "drain":
+	}
+	if mode == "drain" { // not a hook: the hook starts it in the background
 		if err := drain(ctx, getenv); err != nil {
 			fmt.Fprintln(stderr, "synaxi-ingest drain:", err)
 			return 1
 		}
 		return 0
-	case len(args) > 0 && args[0] != "hook":
-		fmt.Fprintln(stderr, "usage: synaxi-ingest [hook] | drain  (SessionEnd hook input on stdin)")
-		return 2
 	}
 	if err := sessionEnd(stdin, getenv); err != nil {
 		fmt.Fprintln(stderr, "synaxi-ingest:", err)
 	}
 	return 0
-}
-
-func loadConfig(d xdg.Dirs, getenv func(string) string) (config.Config, error) {
-	l, err := config.Load(d.ConfigFile(), getenv)
-	if err != nil {
-		return config.Default(), err
-	}
-	return l.Config, nil
 }
 
 func sessionEnd(stdin io.Reader, getenv func(string) string) (err error) {
@@ -91,7 +82,7 @@ func sessionEnd(stdin io.Reader, getenv func(string) string) (err error) {
 	d := xdg.Resolve()
 	// A broken config file must not lose the session: queue it with the
 	// defaults (the drain reports the config error).
-	cfg, _ := loadConfig(d, getenv)
+	cfg, _ := config.LoadDirs(d, getenv)
 	if !cfg.Ingest.Enabled {
 		return nil
 	}
@@ -119,7 +110,7 @@ func drain(ctx context.Context, getenv func(string) string) error {
 	// it on the write that would pass maxLogMB.
 	logf := &lumberjack.Logger{Filename: filepath.Join(q.Dir(), "drain.log"), MaxSize: maxLogMB, MaxBackups: 1}
 	defer logf.Close()
-	cfg, err := loadConfig(d, getenv)
+	cfg, err := config.LoadDirs(d, getenv)
 	if err != nil {
 		// Learning with a half-read config could send transcripts where
 		// the user did not mean to: stop and say why.
