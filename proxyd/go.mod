@@ -15,6 +15,7 @@ require (
 	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/sdk/metric v1.47.0
+	gopkg.in/natefinch/lumberjack.v2 v2.2.1
 )
 
 require (

@@ -48,7 +48,7 @@ type Proxy struct {
 	ProjectAll        bool     `toml:"project_all" doc:"project every /v1/messages request, not only the synaxi-worker's (alias SYNAXI_PROJECT_ALL)"`
 	DisableProjection bool     `toml:"disable_projection" doc:"never project; the proxy only forwards and measures (alias SYNAXI_DISABLE_PROJECTION)"`
 	LogConversations  bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
-	LogMaxBytes       int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated"`
+	LogMaxBytes       int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated (rounded up to whole MiB)"`
 	TokenFile         string   `toml:"token_file" doc:"file holding the team token (at least 16 characters) every request must carry in the X-Synaxi-Token header, which clients send with ANTHROPIC_CUSTOM_HEADERS; required to listen beyond loopback; empty: no token"`
 	TLSCert           string   `toml:"tls_cert" doc:"PEM certificate file; with tls_key the proxy serves HTTPS"`
 	TLSKey            string   `toml:"tls_key" doc:"PEM private key file of tls_cert"`

@@ -290,6 +290,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var clog *convlog.Log
 	if cfg.Proxy.LogConversations {
 		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
+		defer clog.Close()
 	}
 	srv, err := server.New(server.Options{
 		Upstream:      up,

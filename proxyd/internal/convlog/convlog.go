@@ -3,22 +3,25 @@
 // request, the projection's metadata and the billed usage.
 //
 // The log never holds credentials or headers, and never request or response
-// text: only counts, sizes, ids and usage. It is created 0600 and rotated to
-// "<name>.1" when it would grow past its size cap.
+// text: only counts, sizes, ids and usage. Its directory is 0700 and the file
+// 0600. lumberjack appends to it and rotates it on the write that would pass
+// its size cap (in whole MiB, lumberjack's unit), keeping one older log
+// beside it (conversations-<time>.jsonl). One proxy writes it; during a
+// replacement the draining predecessor's last entries, appended with
+// O_APPEND, may land in the older log.
 package convlog
 
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
+	"gopkg.in/natefinch/lumberjack.v2"
 
 	"github.com/synaxi/synaxi/internal/ledger"
-	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
@@ -78,43 +81,40 @@ type Entry struct {
 
 // Log is an open conversation log. Its methods are safe for concurrent use.
 type Log struct {
-	path string
-	max  int64
-	mu   sync.Mutex
+	w     *lumberjack.Logger
+	mu    sync.Mutex // guards dirOK
+	dirOK bool
 }
 
 // Path is the conversation log file.
 func Path(d xdg.Dirs) string { return d.StatePath("proxyd", "conversations.jsonl") }
 
-// New returns a log at path rotated at maxBytes.
-func New(path string, maxBytes int64) *Log { return &Log{path: path, max: maxBytes} }
+// New returns a log at path rotated past maxBytes, rounded up to whole MiB.
+func New(path string, maxBytes int64) *Log {
+	mib := max(1, (maxBytes+1<<20-1)>>20)
+	return &Log{w: &lumberjack.Logger{Filename: path, MaxSize: int(mib), MaxBackups: 1}}
+}
 
-// Write appends e, rotating first if the log would grow past its cap.
+// Write appends e as one line.
 func (l *Log) Write(e *Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("encode log entry: %w", err)
 	}
-	line = append(line, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return statefile.WithLock(l.path, func() error {
-		if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(line)) > l.max {
-			if err := os.Rename(l.path, l.path+".1"); err != nil {
-				return fmt.Errorf("rotate %s: %w", l.path, err)
-			}
-		}
-		if err := xdg.Ensure(filepath.Dir(l.path)); err != nil {
+	if !l.dirOK { // lumberjack would create it 0755
+		if err := xdg.Ensure(filepath.Dir(l.w.Filename)); err != nil {
+			l.mu.Unlock()
 			return err
 		}
-		f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, statefile.FileMode)
-		if err != nil {
-			return fmt.Errorf("open %s: %w", l.path, err)
-		}
-		if _, err := f.Write(line); err != nil {
-			f.Close()
-			return fmt.Errorf("append %s: %w", l.path, err)
-		}
-		return f.Close()
-	})
+		l.dirOK = true
+	}
+	l.mu.Unlock()
+	if _, err := l.w.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("append %s: %w", l.w.Filename, err)
+	}
+	return nil
 }
+
+// Close closes the file; a later Write opens it again.
+func (l *Log) Close() error { return l.w.Close() }
