@@ -365,7 +365,7 @@ func (f *fold) staleKept(key string, c int) bool {
 func (f *fold) renderGen(list []*entry, notes [][]byte) []served {
 	var out []served
 	for _, e := range list {
-		res := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, e.id(), e.content)
+		res := toolResultJSON(e.id(), e.content)
 		out = append(out,
 			served{role: "assistant", blocks: [][]byte{e.use}, kinds: []string{"tool_use"}, tokens: e.useTokens},
 			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
@@ -483,14 +483,14 @@ func (f *fold) curateResult(b *block, full bool) ([]byte, curation) {
 	if use.name == "Read" && strings.HasPrefix(strings.TrimSpace(b.text), unchangedStub) {
 		path := use.input.Get("file_path").String()
 		if e, ok := f.world.observed[path]; ok && !f.visible(path) {
-			return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, e.content), curOther
+			return toolResultJSON(b.toolUseID, e.content), curOther
 		}
 	}
 	if full || b.images > 0 {
 		return b.raw, curVerbatim
 	}
 	if c, ok := f.earlierCopy(use, *b); ok {
-		return fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s}`, b.toolUseID, jsonString(reference(c))), curReference
+		return toolResultJSON(b.toolUseID, jsonString(reference(c))), curReference
 	}
 	if use.name == "Read" {
 		return b.raw, curVerbatim
@@ -501,7 +501,7 @@ func (f *fold) curateResult(b *block, full bool) ([]byte, curation) {
 		return b.raw, curVerbatim
 	}
 	short := digest(b.text, n, use, 4*limit/2)
-	out := fmt.Appendf(nil, `{"type":"tool_result","tool_use_id":%q,"content":%s`, b.toolUseID, jsonString(short))
+	out := openToolResultJSON(b.toolUseID, jsonString(short))
 	if b.isError {
 		out = append(out, `,"is_error":true`...)
 	}

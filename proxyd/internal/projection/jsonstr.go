@@ -67,3 +67,33 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// openToolResultJSON is a tool_result block's JSON up to its content:
+// {"type":"tool_result","tool_use_id":ID,"content":CONTENT, without the
+// closing brace, so a caller can add a field. The id is written as a JSON
+// string (not Go's %q, which differs outside printable ASCII); content is
+// raw JSON.
+func openToolResultJSON(id string, content []byte) []byte {
+	out := make([]byte, 0, 48+len(id)+len(content))
+	out = append(out, `{"type":"tool_result","tool_use_id":`...)
+	out = appendJSONString(out, id)
+	out = append(out, `,"content":`...)
+	return append(out, content...)
+}
+
+// toolResultJSON is a whole tool_result block with the given id and raw content.
+func toolResultJSON(id string, content []byte) []byte {
+	return append(openToolResultJSON(id, content), '}')
+}
+
+// toolUseJSON is a tool_use block with the given id and name and raw input JSON.
+func toolUseJSON(id, name string, input []byte) []byte {
+	out := make([]byte, 0, 40+len(id)+len(name)+len(input))
+	out = append(out, `{"type":"tool_use","id":`...)
+	out = appendJSONString(out, id)
+	out = append(out, `,"name":`...)
+	out = appendJSONString(out, name)
+	out = append(out, `,"input":`...)
+	out = append(out, input...)
+	return append(out, '}')
+}

@@ -3,7 +3,11 @@ package projection
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // encodingJSON is the reference jsonString must match byte for byte.
@@ -26,4 +30,36 @@ func FuzzJSONString(f *testing.F) {
 			t.Fatalf("jsonString(%q) = %s, encoding/json gives %s", s, got, want)
 		}
 	})
+}
+
+// TestBlockJSON: the tool_use and tool_result blocks the engine writes are
+// exact JSON whatever the id and name hold (Go's %q, which wrote them
+// before, escapes control and non-ASCII characters its own way: \x01,
+// \u2028 kept, invalid UTF-8 as \x.. — none of it JSON).
+func TestBlockJSON(t *testing.T) {
+	for _, id := range []string{"toolu_01ABC", `a"b\c`, "ü/ü", "\x01\t", "\u2028", "bad\xffutf8"} {
+		var use struct{ Type, ID, Name string }
+		raw := toolUseJSON(id, id+"!", []byte(`{"file_path":"/a"}`))
+		require.True(t, json.Valid(raw), "%q: %s", id, raw)
+		require.NoError(t, json.Unmarshal(raw, &use))
+		want := strings.ToValidUTF8(id, "\ufffd")
+		assert.Equal(t, "tool_use", use.Type)
+		assert.Equal(t, want, use.ID)
+		assert.Equal(t, want+"!", use.Name)
+
+		var res struct {
+			Type      string
+			ToolUseID string `json:"tool_use_id"`
+			Content   string
+			IsError   bool `json:"is_error"`
+		}
+		raw = toolResultJSON(id, []byte(`"out"`))
+		require.True(t, json.Valid(raw), "%q: %s", id, raw)
+		require.NoError(t, json.Unmarshal(raw, &res))
+		assert.Equal(t, want, res.ToolUseID)
+		assert.Equal(t, "out", res.Content)
+		raw = append(openToolResultJSON(id, []byte(`"out"`)), `,"is_error":true}`...)
+		require.NoError(t, json.Unmarshal(raw, &res))
+		assert.True(t, res.IsError)
+	}
 }

@@ -115,7 +115,7 @@ func (w *world) put(e *entry, step int) {
 	if e.tokens == 0 {
 		e.tokens = w.tok(stringOf(e.content)) + entryOverhead
 	}
-	e.use = fmt.Appendf(nil, `{"type":"tool_use","id":%q,"name":%q,"input":%s}`, e.id(), e.tool, e.input)
+	e.use = toolUseJSON(e.id(), e.tool, e.input)
 	e.useTokens = w.tok(stringOf(e.use))
 	w.entries[e.key] = e
 	delete(w.evicted, e.key)
