@@ -208,7 +208,28 @@ func TestLabelledTypedSpans(t *testing.T) {
 			assert.True(t, slices.ContainsFunc(tr.Typed(), func(p string) bool { return strings.Contains(p, r.span) }),
 				"%s: the durable span %q is not typed", r.file, r.span)
 		case "pasted":
-			assert.Less(t, read.TypedShare(tr.Text, tr.Spans), 0.5, "%s: pasted turn %s read as typed", r.file, r.uuid)
+			assert.Less(t, typedShare(tr.Text, tr.Spans), 0.5, "%s: pasted turn %s read as typed", r.file, r.uuid)
 		}
 	}
+}
+
+// typedShare is the share of text's non-space characters in typed spans.
+func typedShare(text string, spans []read.Span) float64 {
+	typed, all := 0, 0
+	for _, s := range spans {
+		c := 0
+		for _, r := range text[s.Start:s.End] {
+			if !unicode.IsSpace(r) {
+				c++
+			}
+		}
+		all += c
+		if s.Kind == read.Typed {
+			typed += c
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(typed) / float64(all)
 }

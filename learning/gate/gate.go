@@ -59,7 +59,7 @@ var notAValue = []string{
 // Secrets returns the secrets in s that gitleaks' default rules, bare hex
 // keys of 32 digits or more, and passwords handed over in words in four
 // languages find, ordered by position, overlaps kept. The scrubber's own
-// shapes (Text) are not listed; Redact and HasSecret apply both.
+// shapes (Text) are not listed; Redact and the candidate check (secretRule) apply both.
 func Secrets(s string) []Finding {
 	if s == "" {
 		return nil
@@ -118,12 +118,6 @@ func Redact(s string) string {
 	}
 	b.WriteString(s[at:])
 	return Text(b.String())
-}
-
-// HasSecret reports whether s carries a secret or the mark of one that
-// was redacted: a candidate that does is dropped whole.
-func HasSecret(s string) bool {
-	return secretRule(s) != ""
 }
 
 func containsMark(s string) bool { return strings.Contains(s, "[REDACTED-") }

@@ -553,27 +553,6 @@ func TypedParts(text string, spans []Span) []string {
 	return out
 }
 
-// TypedShare is the share of text's non-space characters in typed spans.
-func TypedShare(text string, spans []Span) float64 {
-	typed, all := 0, 0
-	for _, s := range spans {
-		c := 0
-		for _, r := range text[s.Start:s.End] {
-			if !unicode.IsSpace(r) {
-				c++
-			}
-		}
-		all += c
-		if s.Kind == Typed {
-			typed += c
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return float64(typed) / float64(all)
-}
-
 // Pattern is a regular expression compiled on first use: the hook binary
 // links the learning packages but never reads a transcript, and compiling
 // every rule at start-up cost it about 9 ms per SessionEnd.
