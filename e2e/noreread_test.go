@@ -8,10 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -431,8 +429,7 @@ func TestNoRereadSubagentContext(t *testing.T) {
 // and reads it off the screen: first "watching", then the denial the
 // session's no-reread hook counted.
 func TestStatusLineInRealClient(t *testing.T) {
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
+	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("needs tmux to run the client interactively")
 	}
 	c := newClient(t)
@@ -444,74 +441,16 @@ func TestStatusLineInRealClient(t *testing.T) {
 	c.cur = script
 	c.mu.Unlock()
 
-	// The user's settings: synaxi's status line; the client's state: no
-	// onboarding, the key and bypass mode accepted, the work dir trusted.
+	// The user's settings: synaxi's status line.
 	statusBin := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi-statusline")
 	mergeJSON(t, filepath.Join(e.ClaudeDir(), "settings.json"), map[string]any{
-		"statusLine":                        map[string]any{"type": "command", "command": statusBin},
-		"skipDangerousModePermissionPrompt": true})
-	mergeJSON(t, filepath.Join(e.Home, ".claude.json"), map[string]any{
-		"hasCompletedOnboarding": true, "theme": "dark",
-		"customApiKeyResponses": map[string]any{"approved": []string{"test"}, "rejected": []string{}},
-		"projects":              map[string]any{e.Work: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
-
-	var launch strings.Builder
-	launch.WriteString("#!/bin/sh\ncd \"$1\" || exit 1\nexec env -i")
-	for _, kv := range append(e.Environ(), "TERM=xterm-256color", "NO_COLOR=1") {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&launch, " %s='%s'", k, strings.ReplaceAll(v, "'", `'\''`))
-	}
-	fmt.Fprintf(&launch, " '%s' --permission-mode bypassPermissions\n", e.Bin)
-	launcher := filepath.Join(t.TempDir(), "launch.sh")
-	require.NoError(t, os.WriteFile(launcher, []byte(launch.String()), 0o755))
-
-	name := fmt.Sprintf("synaxi-e2e-%d", time.Now().UnixNano())
-	require.NoError(t, exec.Command(tmux, "new-session", "-d", "-s", name, "-x", "180", "-y", "45", launcher, e.Work).Run())
-	pidOut, err := exec.Command(tmux, "display-message", "-p", "-t", name, "#{pane_pid}").Output()
-	require.NoError(t, err)
-	panePID, _ := strconv.Atoi(strings.TrimSpace(string(pidOut)))
-	t.Cleanup(func() {
-		// End the client this test started and everything it spawned (hooks,
-		// the MCP server, status line runs), so no process is still writing
-		// into the temporary HOME when it is removed. A tmux pane leads its
-		// own process group.
-		_ = exec.Command(tmux, "kill-session", "-t", name).Run()
-		if panePID <= 0 {
-			return
-		}
-		for i := 0; i < 50 && syscall.Kill(-panePID, 0) == nil; i++ {
-			if i == 20 {
-				_ = syscall.Kill(-panePID, syscall.SIGKILL)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		_ = syscall.Kill(-panePID, syscall.SIGKILL)
-		_ = syscall.Kill(panePID, syscall.SIGKILL)
-	})
-	screen := func() string {
-		out, _ := exec.Command(tmux, "capture-pane", "-p", "-t", name).Output()
-		return string(out)
-	}
-	waitFor := func(what string, d time.Duration) string {
-		deadline := time.Now().Add(d)
-		for {
-			s := screen()
-			if strings.Contains(s, what) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%q never appeared; screen:\n%s", what, s)
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
-	}
-	s := waitFor("⌁ synaxi", time.Minute)
+		"statusLine": map[string]any{"type": "command", "command": statusBin}})
+	term := startTTY(t, e, e.Work)
+	s := term.waitFor("⌁ synaxi", time.Minute)
 	assert.Contains(t, s, fmt.Sprintf("· %s · ⌁ synaxi watching · not routed", filepath.Base(e.Work)))
 
-	require.NoError(t, exec.Command(tmux, "send-keys", "-t", name, "-l", "Read app.py, then cat it.").Run())
-	time.Sleep(300 * time.Millisecond)
-	require.NoError(t, exec.Command(tmux, "send-keys", "-t", name, "Enter").Run())
-	s = waitFor("re-read blocked", 2*time.Minute)
+	term.typeLine("Read app.py, then cat it.")
+	s = term.waitFor("re-read blocked", 2*time.Minute)
 	assert.Regexp(t, `⌁ synaxi 1 re-read blocked \(~\d+ tok\) · not routed`, s)
 	r := script.results(t)
 	assert.True(t, denied(r["cat"]), "a shell re-read of a file read with Read is denied")

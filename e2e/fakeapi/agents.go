@@ -83,3 +83,58 @@ func summary(v *View, task string) string {
 	}
 	return sb.String()
 }
+
+// setupCmdRE finds the commands the /synaxi:setup skill tells the model to
+// run, as Claude Code expanded the skill into the request.
+var setupCmdRE = regexp.MustCompile(`sh (\S+/bin/synaxi-run) synaxi (install --route|savings --replay|install)\n`)
+
+// SetupQuestion is what SetupAgent asks before routing.
+const SetupQuestion = "Shall I route your Claude Code sessions through the synaxi proxy? Answer yes or no."
+
+// SetupAgent plays the model through the /synaxi:setup skill
+// (plugin/skills/setup/SKILL.md): it runs the skill's `synaxi install` and
+// `synaxi savings --replay` commands exactly as the expanded skill in the
+// request writes them, one per turn, then asks SetupQuestion and ends its
+// turn; it runs `synaxi install --route` only after a user turn that says
+// yes, and then ends with the route command's output. It stops at the
+// first command that fails, quoting its output.
+func SetupAgent() Agent {
+	return AgentFunc(func(v *View) Reply {
+		cmds := map[string]string{}
+		for _, m := range setupCmdRE.FindAllStringSubmatch(v.VisibleText(), -1) {
+			cmds[m[2]] = "sh " + m[1] + " synaxi " + m[2]
+		}
+		if cmds["install"] == "" || cmds["savings --replay"] == "" || cmds["install --route"] == "" {
+			return Reply{Text: "The setup skill's commands are not in the request."}
+		}
+		last := func(key string) (Call, bool) {
+			cs := callsWith(v, "Bash", "command", cmds[key])
+			if len(cs) == 0 || !cs[len(cs)-1].Answered {
+				return Call{}, false
+			}
+			return cs[len(cs)-1], true
+		}
+		run := func(key string) Reply {
+			return Reply{Text: "Running " + key + ".", ToolUses: []ToolUse{{Name: "Bash", Input: map[string]any{"command": cmds[key], "description": "synaxi " + key}}}}
+		}
+		if c, ok := last("install --route"); ok {
+			if c.IsError {
+				return Reply{Text: "synaxi install --route failed:\n" + c.Result}
+			}
+			return Reply{Text: "Routing is on from your next session.\n" + c.Result}
+		}
+		for _, key := range []string{"install", "savings --replay"} {
+			c, ok := last(key)
+			if !ok {
+				return run(key)
+			}
+			if c.IsError {
+				return Reply{Text: "synaxi " + key + " failed:\n" + c.Result}
+			}
+		}
+		if strings.EqualFold(strings.TrimSpace(v.LastUserText()), "yes") {
+			return run("install --route")
+		}
+		return Reply{Text: SetupQuestion}
+	})
+}
