@@ -37,8 +37,9 @@ var whyRE = regexp.MustCompile(`why: the user said ("(?:[^"\\]|\\.)*") \(session
 // which the user corrects the agent ends; synaxi-ingest queues it and its
 // detached drain learns a profile entry from the correction; the next
 // session's first request to the upstream carries the guard derived from
-// it, with the user's quote, which is found verbatim in a human-typed turn
-// of the first session's transcript. The default path alone delivers it:
+// it once the user accepted it (`synaxi profile accept`), with the user's
+// quote, which is found verbatim in a human-typed turn of the first
+// session's transcript. The default path alone delivers it:
 // no file of the user's is written until the opt-in AGENTS.md writer is
 // turned on before that session ends. The synaxi-worker the session
 // delegates to gets the guard at SubagentStart, and the MCP profile tool
@@ -82,6 +83,14 @@ func TestLearningLoopRealClient(t *testing.T) {
 	assert.Equal(t, e.Work, entry.Project, "a project entry of the session's repository root")
 	agents := filepath.Join(e.Work, "AGENTS.md")
 	assert.NoFileExists(t, agents, "by default nothing is written into the user's files")
+	// What was learned is a candidate until the user accepts it.
+	assert.Equal(t, store.Candidate, entry.State)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := e.RunProgram(ctx, synaxi, "profile", "accept", entry.ID)
+	require.NoError(t, err)
+	require.Equal(t, 0, res.ExitCode, "synaxi profile accept\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+	learned++ // the acceptance is a version of its own
 	// Turn the AGENTS.md writer on now: the drain after session 2 writes
 	// it, and the rollback below must retract it. (Claude Code also loads
 	// AGENTS.md as project instructions, so during session 2 the guard can
@@ -143,9 +152,7 @@ func TestLearningLoopRealClient(t *testing.T) {
 	// Roll back to the version before the correction: the guard is gone
 	// from the published guidance and from AGENTS.md (which synaxi
 	// created, so it goes entirely).
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := e.RunProgram(ctx, synaxi, "profile", "rollback", strconv.Itoa(before))
+	res, err = e.RunProgram(ctx, synaxi, "profile", "rollback", strconv.Itoa(before))
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, "synaxi profile rollback\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 	assert.NoFileExists(t, agents, "the rollback retracts what was published")

@@ -35,6 +35,7 @@ type Config struct {
 	StatusLine StatusLine `toml:"statusline"`
 	Guidance   Guidance   `toml:"guidance"`
 	Ingest     Ingest     `toml:"ingest"`
+	Learning   Learning   `toml:"learning"`
 }
 
 // Proxy configures synaxi-proxyd.
@@ -106,6 +107,17 @@ type Ingest struct {
 	MaxTokens       int      `toml:"max_tokens" doc:"hard cap on the tokens one session may cost a model extractor, prompt and answer together (1000 to 200000); the oldest typed turns are left out to fit"`
 }
 
+// Learning configures what the learning loop may publish without asking.
+type Learning struct {
+	Publish string `toml:"publish" doc:"accept: a learned rule reaches coding agents only after you accept it (synaxi profile review, or /synaxi:review); reinforced: also once your own typed words in two sessions support a project rule (never a global or flagged one)"`
+}
+
+// Publication policies of learning.publish.
+const (
+	PublishAccept     = "accept"
+	PublishReinforced = "reinforced"
+)
+
 // Default returns the documented defaults.
 func Default() Config {
 	return Config{
@@ -138,6 +150,7 @@ func Default() Config {
 			MaxTranscriptMB: 128,
 			MaxTokens:       16000,
 		},
+		Learning: Learning{Publish: PublishAccept},
 	}
 }
 
@@ -311,6 +324,11 @@ func (c *Config) Validate() error {
 		return bad("ingest.max_transcript_mb", "must be at least 1, not %d", c.Ingest.MaxTranscriptMB)
 	case c.Ingest.ClaudeCommand == "":
 		return bad("ingest.claude_command", "must name the claude CLI (a name on PATH or a path)")
+	}
+	switch c.Learning.Publish {
+	case PublishAccept, PublishReinforced:
+	default:
+		return bad("learning.publish", "must be %s or %s, not %q", PublishAccept, PublishReinforced, c.Learning.Publish)
 	}
 	switch c.Ingest.Extractor {
 	case "embedded", "claude", "anthropic", "openai":

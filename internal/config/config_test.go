@@ -257,6 +257,7 @@ func TestErrors(t *testing.T) {
 		{name: "invalid: model renderer without url", src: "[guidance]\nrenderer = \"model\"\nmodel_url = \"localhost:11434\"\n", key: "guidance.model_url", line: 3, inMsg: "base URL"},
 		{name: "invalid: model renderer without model", src: "[guidance]\nrenderer = \"model\"\nmodel_url = \"http://127.0.0.1:11434/v1\"\nmodel = \"\"\n", key: "guidance.model", line: 4, inMsg: "model name"},
 		{name: "invalid: ingest extractor", src: "[ingest]\nextractor = \"gpt\"\n", key: "ingest.extractor", line: 2, inMsg: "embedded, claude, anthropic or openai"},
+		{name: "invalid: learning publish", src: "[learning]\npublish = \"always\"\n", key: "learning.publish", line: 2, inMsg: "accept or reinforced"},
 		{name: "invalid: ingest endpoint", src: "[ingest]\nendpoint = \"localhost:11434\"\n", key: "ingest.endpoint", line: 2, inMsg: "http://"},
 		{name: "invalid: ingest tries", src: "[ingest]\nmax_tries = 0\n", key: "ingest.max_tries", line: 2, inMsg: "at least 1"},
 		{name: "invalid: ingest backoff", src: "[ingest]\nretry_backoff = \"10ms\"\n", key: "ingest.retry_backoff", line: 2, inMsg: "at least 1s"},

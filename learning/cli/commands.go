@@ -11,6 +11,7 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/publish"
+	"golang.org/x/term"
 )
 
 // learningEnv loads the configuration for the learning commands.
@@ -20,13 +21,13 @@ func learningEnv(stdout, stderr io.Writer) (Env, error) {
 	if err != nil {
 		return Env{}, err
 	}
-	term := false
-	if f, ok := stderr.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			term = true
-		}
-	}
-	return Env{Dirs: d, Config: cfg, Getenv: os.Getenv, Out: stdout, Err: stderr, Terminal: term}, nil
+	return Env{Dirs: d, Config: cfg, Getenv: os.Getenv, Out: stdout, Err: stderr, Terminal: isTerminal(stderr)}, nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // RunIngest runs `synaxi ingest ARGS` and returns its exit code.
@@ -107,6 +108,35 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = ExportProfile(e, *asJSON)
 	case "history":
 		err = History(e)
+	case "review":
+		fs := newFlags("profile review", stderr)
+		asJSON := fs.Bool("json", false, "print the candidates as JSON instead of reviewing them")
+		project := fs.String("project", "", "only candidates that apply in this repository (default: all)")
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		p := *project
+		if p != "" {
+			p = publish.ProjectRoot(p)
+		}
+		switch {
+		case *asJSON:
+			err = ReviewJSON(e, p)
+		case !isTerminal(os.Stdin) || !isTerminal(os.Stdout):
+			err = fmt.Errorf("synaxi profile review needs a terminal; without one, list with `synaxi profile review --json` and decide with `synaxi profile accept ID` or `reject ID`")
+		default:
+			err = Review(ctx, e, p, os.Stdin, os.Stdout)
+		}
+	case "accept", "reject":
+		fs := newFlags("profile "+cmd, stderr)
+		global := false
+		if cmd == "accept" {
+			fs.BoolVar(&global, "global", false, "apply it in every project, not only the one it was learned in")
+		}
+		if fs.Parse(rest) != nil {
+			return 2
+		}
+		err = Decide(ctx, e, cmd, global, fs.Args())
 	default:
 		err = Change(ctx, e, cmd, rest)
 	}

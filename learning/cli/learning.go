@@ -1,8 +1,8 @@
 // Package cli implements the synaxi CLI's side of the learning loop:
 // `synaxi ingest` (backfill from Claude Code's transcripts, or named files,
-// in the foreground), `synaxi profile …` (review, export, history,
-// rollback, forget, exclude, include, reset) and the learning lines of
-// `synaxi status`.
+// in the foreground), `synaxi profile …` (review, accept, reject, show,
+// export, history, rollback, edit, forget, exclude, include, reset) and the
+// learning lines of `synaxi status`.
 //
 // Every command that changes the profile saves a new version through
 // store.Store and then runs publish.Publish, so what sessions receive and
@@ -164,7 +164,8 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 		}
 		res, err := extract.Ingest(ctx, store, f, extract.Options{
 			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
-			Counts: e.Dirs.StatePath("ingest", gate.CountsFile),
+			Counts:     e.Dirs.StatePath("ingest", gate.CountsFile),
+			Reinforced: e.Config.Learning.Publish == config.PublishReinforced,
 		})
 		sum.Read++
 		if err == nil {
@@ -222,6 +223,11 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 // not undo the profile change that preceded it.
 func republish(ctx context.Context, e Env) {
 	rep, err := publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
+	printPublished(e, rep, err)
+}
+
+// printPublished says what a publication changed and any problem.
+func printPublished(e Env, rep *publish.Report, err error) {
 	if err != nil {
 		fmt.Fprintf(e.Err, "synaxi: publish guidance: %v (the profile change is saved; run the command again to retry)\n", err)
 		return

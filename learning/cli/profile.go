@@ -21,6 +21,12 @@ import (
 // ProfileUsage is the help of `synaxi profile`.
 const ProfileUsage = `usage: synaxi profile <command>
 
+  review [--json] [--project DIR]
+                         decide about what synaxi learned: accept, edit, reject, skip or make global,
+                         each with its quote and the assistant message it answered (--json: list them)
+  accept [--global] ID [TEXT…]
+                         publish a candidate from now on (in your words with TEXT; everywhere with --global)
+  reject ID              drop a candidate; it is never learned again
   show [--project DIR]   the entries that apply in DIR (default: every entry), heaviest first, with a quote each
   export [--json]        every entry with all its evidence (Markdown, or JSON with --json)
   history                every saved version
@@ -56,6 +62,12 @@ func Show(e Env, project string) error {
 		scope := en.Scope
 		if en.Scope == store.ScopeProject {
 			scope = en.Project
+		}
+		if en.State == store.Candidate {
+			scope += " (candidate)"
+		}
+		if en.Danger() != "" {
+			scope += " (flagged)"
 		}
 		if en.Excluded {
 			scope += " (excluded)"
@@ -119,9 +131,12 @@ func ExportProfile(e Env, asJSON bool) error {
 		if en.Scope == store.ScopeProject {
 			where = "project " + en.Project
 		}
-		ex := ""
+		ex := ", " + en.State
+		if en.Danger() != "" {
+			ex += ", flagged dangerous: " + en.Danger()
+		}
 		if en.Excluded {
-			ex = ", excluded"
+			ex += ", excluded"
 		}
 		fmt.Fprintf(e.Out, "\n## %s: %s\n\n%s, %s, weight %.2f, %d session(s)%s, first %s, last %s\n\n", en.ID, en.Text, en.Dimension, where,
 			en.Weight, en.Count, ex, en.FirstSeen.Format("2006-01-02"), en.LastSeen.Format("2006-01-02"))
@@ -230,6 +245,11 @@ func Status(w io.Writer, e Env) {
 		fmt.Fprintf(w, "profile\tunreadable: %v (see `synaxi profile history`, then `synaxi profile rollback`)\n", err)
 	default:
 		fmt.Fprintf(w, "profile\tv%d: %d entries from %d sessions\n", p.Version, len(p.Entries), len(p.Ingested))
+		if n := len(p.Candidates("")); n > 0 {
+			fmt.Fprintf(w, "  review\t%d candidate(s) wait for you; none is published before you accept it: `synaxi profile review`\n", n)
+		} else {
+			fmt.Fprintf(w, "  review\t0 candidates waiting\n")
+		}
 	}
 	if c, err := gate.LoadCounts(e.Dirs.StatePath("ingest", gate.CountsFile)); err != nil {
 		fmt.Fprintf(w, "safety gate\tcounter unreadable: %v\n", err)

@@ -60,6 +60,7 @@ func Validate(d *read.Doc, obs []store.Observation) (kept []store.Observation, r
 			if ev.Context == "" {
 				ev.Context = t.Before.Describe()
 			}
+			ev.Answered = t.Before.Said
 			if isQuestion(ev.Quote) || hedgeRE.MatchString(ev.Quote) {
 				hypotheses++
 			}
@@ -126,6 +127,9 @@ type Options struct {
 	// the ingest state directory): candidates dropped for a secret and
 	// flagged dangerous are added to it.
 	Counts string
+	// Reinforced confirms candidates that typed quotes from two sessions
+	// support (learning.publish = "reinforced"; see store.Merge).
+	Reinforced bool
 }
 
 // Result says what one Ingest did.
@@ -196,7 +200,7 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 			return nil, err
 		}
 	}
-	batch := store.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept}
+	batch := store.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept, Reinforced: opts.Reinforced}
 	if batch.At.IsZero() {
 		batch.At = profiles.Now()
 	}

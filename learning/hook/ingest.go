@@ -74,6 +74,9 @@ type Drainer struct {
 	Store     *store.Store
 	Config    config.Ingest
 	Extractor extract.Extractor
+	// Reinforced is learning.publish = "reinforced": candidates supported
+	// by two sessions are confirmed as they are merged.
+	Reinforced bool
 	// Publish runs once after each pass over the queue that saved a new
 	// profile version (nil: nothing to do), so a backlog is published once,
 	// not once per session. Its failure is logged; the profile change
@@ -94,7 +97,8 @@ func New(d xdg.Dirs, cfg config.Config, getenv func(string) string, log io.Write
 	}
 	return &Drainer{
 		Queue: queue.Open(d.StatePath("ingest")), Store: store.Open(publish.ProfileDir(d)),
-		Config: cfg.Ingest, Extractor: ex, MaxWait: 2 * time.Minute, Log: log, Now: time.Now,
+		Config: cfg.Ingest, Extractor: ex, Reinforced: cfg.Learning.Publish == config.PublishReinforced,
+		MaxWait: 2 * time.Minute, Log: log, Now: time.Now,
 		Publish: func(ctx context.Context) error {
 			rep, err := publish.Publish(ctx, d, cfg.Guidance, getenv)
 			if err == nil && rep != nil {
@@ -188,7 +192,8 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	}
 	res, err := extract.Ingest(ctx, dr.Store, j.Transcript, extract.Options{
 		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,
-		Counts: filepath.Join(dr.Queue.Dir(), gate.CountsFile),
+		Counts:     filepath.Join(dr.Queue.Dir(), gate.CountsFile),
+		Reinforced: dr.Reinforced,
 	})
 	if err != nil {
 		dead, ferr := dr.Queue.Fail(j, err, Permanent(err), dr.Config.MaxTries, dr.Config.RetryBackoff.Std(), dr.Now())

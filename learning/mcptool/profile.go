@@ -1,12 +1,13 @@
-// Package mcptool is the learning side of synaxi's MCP server: the text the
-// profile tool answers with. The server (mcp/internal/tools) owns the tool's
-// schema and transport; this package reads the profile and the published
-// guidance.
+// Package mcptool is the learning side of synaxi's MCP server: what the
+// profile, review_candidates and review_decide tools answer. The server
+// (mcp/internal/tools) owns the tools' schemas and transport.
 //
-// Invariants: it only reads (the profile store and the published guidance,
-// never writing either); a profile or guidance that cannot be read is an
-// error telling how to repair it; every entry shown is one the current
-// guidance cites.
+// Invariants: profile and review_candidates only read; a profile or
+// guidance that cannot be read is an error telling how to repair it;
+// every entry profile shows is one the current (confirmed-only) guidance
+// cites. review_decide is the one writer: it records what the user
+// decided through review.Decide as an agent, which may not accept a
+// candidate flagged dangerous, and publishes.
 package mcptool
 
 import (

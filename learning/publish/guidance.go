@@ -107,7 +107,8 @@ func part(dimension string) string {
 }
 
 // Synthesize builds the deterministic guidance from the entries that apply
-// in project (store.ForProject's result: excluded entries already gone).
+// in project (store.Published's result: only confirmed entries, excluded ones gone;
+// Synthesize skips any other it is given).
 // Entries without evidence are skipped: nothing ungrounded is produced.
 // Guards whose rule reads the same are merged, citing every entry.
 func Synthesize(version int, project string, entries []store.Entry) *Guidance {
@@ -116,7 +117,7 @@ func Synthesize(version int, project string, entries []store.Entry) *Guidance {
 	store.SortEntries(es)
 	byRule := map[string]int{}
 	for _, e := range es {
-		if e.Excluded || len(e.Evidence) == 0 || strings.TrimSpace(e.Text) == "" {
+		if !e.Published() || len(e.Evidence) == 0 || strings.TrimSpace(e.Text) == "" {
 			continue
 		}
 		it := Item{Text: sentence(e.Text), Cites: []string{e.ID}, Weight: e.Weight, Evidence: newestFirst(e.Evidence)}
@@ -151,8 +152,13 @@ func Synthesize(version int, project string, entries []store.Entry) *Guidance {
 }
 
 // newestFirst returns a copy of the evidence, newest first.
+// newestFirst is the evidence an item carries, newest first, without the
+// assistant's message each quote answered (that is for review only).
 func newestFirst(ev []store.Evidence) []store.Evidence {
 	out := slices.Clone(ev)
+	for i := range out {
+		out[i].Answered = ""
+	}
 	slices.SortStableFunc(out, func(a, b store.Evidence) int { return b.Timestamp.Compare(a.Timestamp) })
 	return out
 }

@@ -17,6 +17,7 @@ import (
 var t0 = time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 
 // entry makes a valid profile entry with one piece of evidence.
+// entry is a confirmed entry (the user accepted it) with one quote.
 func entry(scope, project, dim, text string, weight float64, quote string) store.Entry {
 	if scope == store.ScopeGlobal {
 		project = ""
@@ -24,7 +25,7 @@ func entry(scope, project, dim, text string, weight float64, quote string) store
 	return store.Entry{
 		ID: store.NewID(scope, project, dim, text), Scope: scope, Project: project, Dimension: dim,
 		Text: text, Weight: weight, Count: 1, Sessions: []string{"sess-" + dim},
-		FirstSeen: t0, LastSeen: t0,
+		FirstSeen: t0, LastSeen: t0, State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: t0,
 		Evidence: []store.Evidence{{Session: "0b7c1e2a-5f1d-4c3e-9a8b-" + fmt.Sprintf("%012d", len(text)), UUID: "a1b2c3d4-" + dim,
 			Timestamp: t0, Quote: quote}},
 	}

@@ -77,7 +77,7 @@ func Projects(p *store.Profile) []string {
 func SynthesizeAll(ctx context.Context, cfg config.Guidance, p *store.Profile, getenv func(string) string) []*Guidance {
 	var out []*Guidance
 	for _, project := range append([]string{""}, Projects(p)...) {
-		entries := p.ForProject(project)
+		entries := p.Published(project)
 		g := Synthesize(p.Version, project, entries)
 		if cfg.Renderer == Model && !g.Empty() {
 			if m, err := RenderWithModel(ctx, cfg, g, entries, getenv); err != nil {
@@ -333,7 +333,7 @@ func Current(d xdg.Dirs, project string) (*Guidance, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := Synthesize(p.Version, project, p.ForProject(project))
+	g := Synthesize(p.Version, project, p.Published(project))
 	if g.Empty() {
 		return nil, nil
 	}

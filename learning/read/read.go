@@ -38,6 +38,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/learning/gate"
@@ -86,7 +87,14 @@ type Action struct {
 	FailingTool string   // the tool of those failures
 	Interrupted bool     // the user interrupted the assistant
 	Words       int      // words of assistant text
+	// Said is the assistant's last text before the turn, scrubbed and
+	// clipped to MaxSaid bytes: the message the user's turn answered,
+	// shown beside a candidate in review. It is never evidence.
+	Said string
 }
+
+// MaxSaid bounds Action.Said.
+const MaxSaid = 600
 
 // Describe is a short phrase for Evidence.Context ("" when nothing
 // happened).
@@ -240,6 +248,9 @@ func (d *Doc) fill(r *transcript.Reader) error {
 				case "text":
 					act.Words += len(strings.Fields(b.Text))
 					echo.Add(b.Text)
+					if strings.TrimSpace(b.Text) != "" {
+						act.Said = b.Text
+					}
 				}
 			}
 		case transcript.TypeUser:
@@ -250,6 +261,9 @@ func (d *Doc) fill(r *transcript.Reader) error {
 				}
 				if text != "" {
 					text = gate.Redact(text)
+					// Cut before redacting (a long answer costs the
+					// detector time), then to MaxSaid.
+					act.Said = clipSaid(gate.Redact(clipSaid(act.Said, 2*MaxSaid)), MaxSaid)
 					t := Turn{UUID: rec.UUID, Timestamp: rec.Timestamp, Line: rec.Line, Text: text, Spans: Split(text, echo), Before: act}
 					if onlyHarness(&t) {
 						// Only IDE context: the person typed nothing.
@@ -327,4 +341,17 @@ func describeTool(name string, input json.RawMessage) string {
 		return "" // bookkeeping, not an action the user reacts to
 	}
 	return "used " + name
+}
+
+// clipSaid cuts s to n bytes at a rune boundary, marking the cut.
+func clipSaid(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -16,13 +16,14 @@ const (
 	HalfLife    = 90 * 24 * time.Hour // weights halve after this long unseen
 	MinWeight   = 0.1                 // entries lighter than this are pruned
 	MaxPerGroup = 40                  // entries kept per dimension and scope/project
-	// PromoteAt is how many distinct projects must share an observation for
-	// it to move to the global scope.
-	PromoteAt = 2
+	// ReinforceAt is how many distinct sessions must have supplied an
+	// entry's evidence before learning.publish = "reinforced" confirms it.
+	ReinforceAt = 2
 )
 
 // globalDims are about the person, not a codebase: they are stored global
-// from the start. The rest are stored per project and promoted.
+// from the start. The rest are stored per project; only the user moves one
+// to the global scope (Store.Decide with Global).
 var globalDims = map[string]bool{Expertise: true, Communication: true, Values: true}
 
 // Observation is one extracted, already grounded observation. Every
@@ -33,6 +34,9 @@ type Observation struct {
 	Text       string     `json:"text"`
 	Confidence float64    `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
+	// Flags are what the gate found in the observation (see Flag); an
+	// entry gains the flags of every observation merged into it.
+	Flags []Flag `json:"flags,omitempty"`
 }
 
 // Batch is everything one session contributes.
@@ -42,11 +46,15 @@ type Batch struct {
 	At           time.Time // the session's last timestamp
 	Bytes        int64     // transcript size read
 	Observations []Observation
+	// Reinforced confirms a project candidate once ReinforceAt sessions
+	// support it (learning.publish = "reinforced"); see Confirm.
+	Reinforced bool
 }
 
-// MergeStats says what a merge did.
+// MergeStats says what a merge did. Confirmed counts candidates the merge
+// confirmed by reinforcement.
 type MergeStats struct {
-	Added, Reinforced, Repeated, Forgotten, Promoted, Pruned int
+	Added, Reinforced, Repeated, Forgotten, Confirmed, Pruned int
 }
 
 // Merge folds b into p. It is idempotent per session: merging the same
@@ -54,8 +62,10 @@ type MergeStats struct {
 // already lists the session gains no count and no weight (a repeated
 // session only adds evidence it did not cite yet). Observations matching a
 // tombstone are dropped. Weights decay by the time elapsed since the last
-// merge, never by the number of merges; entries under MinWeight are pruned;
-// observations seen in PromoteAt projects move to the global scope.
+// merge, never by the number of merges; entries under MinWeight are pruned.
+// A new entry is a Candidate; with b.Reinforced a project candidate that
+// now has evidence from ReinforceAt sessions and no dangerous flag is
+// confirmed. Nothing moves to the global scope here: that takes the user.
 func Merge(p *Profile, b Batch) MergeStats {
 	var st MergeStats
 	at := b.At.UTC()
@@ -81,7 +91,7 @@ func Merge(p *Profile, b Batch) MergeStats {
 			ne := Entry{
 				ID: NewID(scope, project, o.Dimension, o.Text), Scope: scope, Project: project,
 				Dimension: o.Dimension, Text: strings.TrimSpace(o.Text), Weight: conf,
-				FirstSeen: at, LastSeen: at,
+				FirstSeen: at, LastSeen: at, State: Candidate,
 			}
 			for p.Find(ne.ID) != nil {
 				ne.ID = NewID(scope, project, o.Dimension, ne.ID)
@@ -113,8 +123,11 @@ func Merge(p *Profile, b Batch) MergeStats {
 			}
 			e.AddEvidence(ev)
 		}
+		e.addFlags(o.Flags)
+		if b.Reinforced && e.confirmByReinforcement(at) {
+			st.Confirmed++
+		}
 	}
-	st.Promoted = promote(p)
 	st.Pruned = prune(p)
 	if p.Ingested == nil {
 		p.Ingested = map[string]Ingested{}
@@ -169,86 +182,6 @@ func forgotten(p *Profile, o Observation, project string) bool {
 		}
 	}
 	return false
-}
-
-// promote moves project observations seen in PromoteAt or more projects to
-// one global entry that keeps every session, project and the newest
-// evidence, under the id of the heaviest member.
-func promote(p *Profile) int {
-	n := 0
-	for i := 0; i < len(p.Entries); i++ {
-		a := p.Entries[i]
-		if a.Scope != ScopeProject {
-			continue
-		}
-		group := []int{i}
-		projects := map[string]bool{a.Project: true}
-		for j := i + 1; j < len(p.Entries); j++ {
-			b := p.Entries[j]
-			if b.Scope == ScopeProject && b.Dimension == a.Dimension && Similarity(a.Text, b.Text) >= MatchAt {
-				group = append(group, j)
-				projects[b.Project] = true
-			}
-		}
-		if len(projects) < PromoteAt {
-			continue
-		}
-		g := Entry{Scope: ScopeGlobal, Dimension: a.Dimension, Text: a.Text, Weight: a.Weight, FirstSeen: a.FirstSeen, LastSeen: a.LastSeen, ID: a.ID}
-		for _, k := range group {
-			m := p.Entries[k]
-			if m.Weight > g.Weight {
-				g.Weight, g.ID, g.Text = m.Weight, m.ID, m.Text
-			}
-			if m.FirstSeen.Before(g.FirstSeen) {
-				g.FirstSeen = m.FirstSeen
-			}
-			if m.LastSeen.After(g.LastSeen) {
-				g.LastSeen = m.LastSeen
-			}
-			g.Excluded = g.Excluded || m.Excluded
-			for _, s := range m.Sessions {
-				if !slices.Contains(g.Sessions, s) {
-					g.Sessions = append(g.Sessions, s)
-				}
-			}
-			for _, pr := range append([]string{m.Project}, m.Projects...) {
-				if pr != "" && !slices.Contains(g.Projects, pr) {
-					g.Projects = append(g.Projects, pr)
-				}
-			}
-			for _, ev := range m.Evidence {
-				g.AddEvidence(ev)
-			}
-		}
-		g.Count = len(g.Sessions)
-		// An equal global entry may already exist: fold into it.
-		if e := best(p, g.Dimension, g.Text, ""); e != nil && e.Scope == ScopeGlobal {
-			for _, s := range g.Sessions {
-				if !slices.Contains(e.Sessions, s) {
-					e.Sessions = append(e.Sessions, s)
-				}
-			}
-			e.Count = len(e.Sessions)
-			e.Weight = max(e.Weight, g.Weight)
-			for _, ev := range g.Evidence {
-				e.AddEvidence(ev)
-			}
-			for _, pr := range g.Projects {
-				if !slices.Contains(e.Projects, pr) {
-					e.Projects = append(e.Projects, pr)
-				}
-			}
-			e.Excluded = e.Excluded || g.Excluded
-		} else {
-			p.Entries = append(p.Entries, g)
-		}
-		for k := len(group) - 1; k >= 0; k-- {
-			p.Entries = slices.Delete(p.Entries, group[k], group[k]+1)
-		}
-		i--
-		n++
-	}
-	return n
 }
 
 // prune drops entries under MinWeight and keeps at most MaxPerGroup per

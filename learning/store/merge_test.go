@@ -75,33 +75,6 @@ func TestEvidenceIsKept(t *testing.T) {
 	assert.Equal(t, "never force-push to main", e.Evidence[0].Quote)
 }
 
-func TestPromotionAcrossProjects(t *testing.T) {
-	var p Profile
-	Merge(&p, batch("s1", "/a", t0, obs(Guards, "never force-push to main", "s1", "never force-push to main")))
-	Merge(&p, batch("s2", "/a", t0, obs(Guards, "never force-push to main", "s2", "never force-push to main")))
-	require.Len(t, p.Entries, 1)
-	assert.Equal(t, ScopeProject, p.Entries[0].Scope)
-	id := p.Entries[0].ID
-
-	st := Merge(&p, batch("s3", "/b", t0, obs(Guards, "never force push to main", "s3", "never force push to main")))
-	assert.Equal(t, 1, st.Promoted)
-	require.Len(t, p.Entries, 1)
-	g := p.Entries[0]
-	assert.Equal(t, ScopeGlobal, g.Scope)
-	assert.Empty(t, g.Project)
-	assert.Equal(t, id, g.ID, "the heaviest member's id carries over")
-	assert.ElementsMatch(t, []string{"/a", "/b"}, g.Projects)
-	assert.Equal(t, 3, g.Count)
-	assert.Len(t, g.Evidence, 3)
-	require.NoError(t, p.Validate())
-
-	// Later sessions in a third project reinforce the global entry.
-	Merge(&p, batch("s4", "/c", t0, obs(Guards, "never force-push to main", "s4", "never force-push to main")))
-	require.Len(t, p.Entries, 1)
-	assert.Equal(t, 4, p.Entries[0].Count)
-	assert.Len(t, p.ForProject("/zzz"), 1, "global entries apply everywhere")
-}
-
 func TestPersonalDimensionsAreGlobal(t *testing.T) {
 	var p Profile
 	Merge(&p, batch("s1", "/a", t0, obs(Communication, "keep answers short", "s1", "keep answers short")))

@@ -12,6 +12,18 @@
 // Scope is ScopeGlobal or ScopeProject; a project entry names its Project, the
 // repository root the session ran in.
 //
+// # Lifecycle
+//
+// Every new entry is a Candidate. Only a Confirmed entry is published
+// (Entry.Published, Profile.Published): the user confirms it in review
+// (Store.Decide), or, with learning.publish = "reinforced", Merge confirms
+// a project candidate once typed quotes from ReinforceAt distinct sessions
+// support it. An entry flagged dangerous (FlagDangerous) is confirmed only
+// by the user; nothing moves to the global scope but by the user's
+// decision. A rejected candidate leaves a tombstone and is never learned
+// again. Entries of a profile written before the lifecycle load as
+// candidates.
+//
 // # Store
 //
 // A Store lives in one directory (by default $XDG_DATA_HOME/synaxi/profile):
@@ -27,7 +39,7 @@
 // atomic rename), so a process killed at any point leaves a whole profile.
 // A callback returning ErrUnchanged writes nothing.
 //
-// Rollback, Edit, Forget, Exclude, Include and Reset are Updates too: each
+// Decide, Rollback, Edit, Forget, Exclude, Include and Reset are Updates too: each
 // creates a new version, and the history keeps the old ones, so every change
 // can itself be rolled back. Forget also leaves a tombstone so the same
 // observation is not learned again from later sessions; Exclude keeps the
@@ -95,6 +107,10 @@ type Evidence struct {
 	// ("after the assistant ran git push"), taken from the transcript's
 	// tool calls, never from injected text.
 	Context string `json:"context,omitempty"`
+	// Answered is the assistant's message the quote answered (scrubbed,
+	// clipped), taken from the transcript; review shows it beside the
+	// quote. It is never evidence and never published.
+	Answered string `json:"answered,omitempty"`
 }
 
 // Entry is one learned observation.
@@ -112,6 +128,13 @@ type Entry struct {
 	LastSeen  time.Time  `json:"last_seen"`
 	Evidence  []Evidence `json:"evidence"`
 	Excluded  bool       `json:"excluded,omitempty"`
+	// State is Candidate or Confirmed (see the lifecycle in lifecycle.go);
+	// a profile written before the lifecycle has none and loads as
+	// Candidate.
+	State       string    `json:"state"`
+	ConfirmedBy string    `json:"confirmed_by,omitempty"` // ByUser or ByReinforcement
+	ConfirmedAt time.Time `json:"confirmed_at,omitzero"`
+	Flags       []Flag    `json:"flags,omitempty"`
 }
 
 // HasSession reports whether session already reinforced e.
@@ -149,6 +172,12 @@ func (e *Entry) Validate() error {
 		return fmt.Errorf("entry %s: no evidence", e.ID)
 	case e.Count != len(e.Sessions):
 		return fmt.Errorf("entry %s: count %d but %d sessions", e.ID, e.Count, len(e.Sessions))
+	case e.State != Candidate && e.State != Confirmed:
+		return fmt.Errorf("entry %s: state %q is neither %q nor %q", e.ID, e.State, Candidate, Confirmed)
+	case e.State == Confirmed && e.ConfirmedBy != ByUser && e.ConfirmedBy != ByReinforcement:
+		return fmt.Errorf("entry %s: confirmed by %q, neither %q nor %q", e.ID, e.ConfirmedBy, ByUser, ByReinforcement)
+	case e.State == Confirmed && e.Danger() != "" && e.ConfirmedBy != ByUser:
+		return fmt.Errorf("entry %s: flagged dangerous (%s) but not confirmed by the user", e.ID, e.Danger())
 	}
 	return nil
 }
@@ -180,6 +209,8 @@ type Tombstone struct {
 	Scope     string    `json:"scope"`
 	Project   string    `json:"project,omitempty"`
 	At        time.Time `json:"at"`
+	// Why is "forget" or "reject"; empty in profiles written before review.
+	Why string `json:"why,omitempty"`
 }
 
 // Profile is one version of the whole store.
@@ -257,5 +288,6 @@ func (e Entry) clone() Entry {
 	e.Sessions = slices.Clone(e.Sessions)
 	e.Projects = slices.Clone(e.Projects)
 	e.Evidence = slices.Clone(e.Evidence)
+	e.Flags = slices.Clone(e.Flags)
 	return e
 }

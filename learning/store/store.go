@@ -77,6 +77,7 @@ func readProfile(path string) (*Profile, error) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return nil, fmt.Errorf("decode profile %s: %w", path, err)
 	}
+	p.migrate()
 	return &p, nil
 }
 
@@ -102,6 +103,7 @@ func (s *Store) update(reason func() string, fn func(*Profile) error) (int, erro
 		if err := fn(p); err != nil {
 			return err
 		}
+		p.migrate() // an entry added without a state is a candidate
 		if err := p.Validate(); err != nil {
 			return fmt.Errorf("refuse to save an invalid profile: %w", err)
 		}
@@ -245,14 +247,18 @@ func (s *Store) Rollback(v int) (int, error) {
 
 // Forget deletes the entry with id and leaves a tombstone, so the same
 // observation is not learned again.
-func (s *Store) Forget(id string) (int, error) {
-	return s.Update("forget "+id, func(p *Profile) error {
+func (s *Store) Forget(id string) (int, error) { return s.forget("forget", id) }
+
+// forget deletes the entry with id and leaves a tombstone saying why, as
+// the version "verb id".
+func (s *Store) forget(verb, id string) (int, error) {
+	return s.Update(verb+" "+id, func(p *Profile) error {
 		i := slices.IndexFunc(p.Entries, func(e Entry) bool { return e.ID == id })
 		if i < 0 {
 			return fmt.Errorf("entry %q: %w (see `synaxi profile show`)", id, ErrNotFound)
 		}
 		e := p.Entries[i]
-		p.Forgotten = append(p.Forgotten, Tombstone{Dimension: e.Dimension, Text: e.Text, Scope: e.Scope, Project: e.Project, At: s.now().UTC()})
+		p.Forgotten = append(p.Forgotten, Tombstone{Dimension: e.Dimension, Text: e.Text, Scope: e.Scope, Project: e.Project, At: s.now().UTC(), Why: verb})
 		p.Entries = slices.Delete(p.Entries, i, i+1)
 		return nil
 	})

@@ -75,6 +75,7 @@ func benchProfile(b *testing.B, d xdg.Dirs, repo string, n int) {
 		text := fmt.Sprintf("don't repeat mistake number %d in this code base", i)
 		es = append(es, store.Entry{ID: store.NewID(scope, project, dim, text), Scope: scope, Project: project,
 			Dimension: dim, Text: text, Weight: float64(i%10) / 10, Count: 1, Sessions: []string{"s"}, FirstSeen: ts, LastSeen: ts,
+			State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
 			Evidence: []store.Evidence{{Session: "0b7c1e2a-5f1d-4c3e-9a8b-00000000000" + fmt.Sprint(i%10), UUID: "u", Timestamp: ts,
 				Quote: fmt.Sprintf("no, don't repeat mistake number %d, I told you before", i)}}})
 	}

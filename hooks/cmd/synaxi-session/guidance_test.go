@@ -49,6 +49,7 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	e := store.Entry{ID: store.NewID(store.ScopeProject, repo, store.Guards, "don't mock the database"),
 		Scope: store.ScopeProject, Project: repo, Dimension: store.Guards, Text: "don't mock the database",
 		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
+		State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
 		Evidence: []store.Evidence{{Session: "s-1", UUID: "9f8e7d6c-0000", Timestamp: ts, Quote: quote}}}
 	profiles := store.Open(publish.ProfileDir(w.dirs))
 	_, err := profiles.Update("test", func(p *store.Profile) error {

@@ -119,7 +119,7 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		visibility.Prune(d, pruneAge, now)
 		statefile.PruneTemps(d.StatePath(), tempAge, now)
 	}
-	guide, gerr := session.Guidance(d, cfg.Guidance, in)
+	guide, gerr := session.Guidance(d, cfg.Guidance, in, now)
 	if gerr != nil && err == nil {
 		err = gerr
 	}

@@ -1,24 +1,41 @@
 package session
 
 import (
+	"errors"
+	"time"
+
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/review"
 )
 
 // Guidance is what a starting session is told of the guidance synaxi
 // learned from earlier sessions (for the repository root of its cwd, plus
-// global entries), as SessionStart additional context within
-// guidance.max_chars; "" when there is none or guidance.session_start is
-// off. A resumed session already has it in its transcript and gets
-// nothing; startup, clear and compact (which rebuild the context) get it.
-// Nothing is written.
-func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input) (string, error) {
+// global entries, confirmed ones only), as SessionStart additional context
+// within guidance.max_chars; "" when there is none or
+// guidance.session_start is off. A resumed session already has it in its
+// transcript and gets nothing; startup, clear and compact (which rebuild
+// the context) get it. When candidates wait for the user's review, one
+// line says how many (review.Notice: at most once a day, never their
+// text); that is the only state written.
+func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input, now time.Time) (string, error) {
 	if in.Source == "resume" {
 		return "", nil
 	}
-	return publish.ForSession(d, cfg, in.Cwd)
+	guide, err := publish.ForSession(d, cfg, in.Cwd)
+	if !cfg.SessionStart {
+		return guide, err
+	}
+	line, nerr := review.Notice(d, publish.ProjectRoot(in.Cwd), now)
+	if line != "" {
+		if guide != "" {
+			guide += "\n\n"
+		}
+		guide += line
+	}
+	return guide, errors.Join(err, nerr)
 }
 
 // SubagentGuidance is the same guidance for a subagent that starts (the

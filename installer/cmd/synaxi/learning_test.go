@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -98,30 +99,74 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	assert.Equal(t, "project", signing["scope"])
 	assert.Equal(t, repoA, signing["project"])
 
-	// The guidance a new session in repo A receives cites the quote.
+	// What was learned is a candidate: no session receives it yet.
 	d := xdg.Resolve()
 	text, err := publish.ForSession(d, config.Default().Guidance, repoA)
 	require.NoError(t, err)
-	assert.Contains(t, text, "never commit without signing.")
+	assert.NotContains(t, text, "never commit without signing")
+	assert.Equal(t, "candidate", signing["state"])
 
-	// --all adds repo B: the guard is now seen in two projects, global.
+	// review --json lists it with its quote and the assistant message it
+	// answered; accept publishes it, and the guidance cites the quote.
+	code, out, errs = runCLI(t, "profile", "review", "--json")
+	require.Equal(t, 0, code, errs)
+	var list struct {
+		Candidates []struct {
+			ID, Text string
+			Quotes   []struct{ Quote, Answered string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	idA := ""
+	for _, c := range list.Candidates {
+		if c.Text == "never commit without signing" {
+			idA = c.ID
+			require.NotEmpty(t, c.Quotes)
+			assert.Equal(t, "never commit without signing.", c.Quotes[0].Quote)
+			assert.NotEmpty(t, c.Quotes[0].Answered, "the assistant message the quote answered")
+		}
+	}
+	require.NotEmpty(t, idA)
+	code, out, errs = runCLI(t, "profile", "accept", idA)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "(accept "+idA+")")
+	text, err = publish.ForSession(d, config.Default().Guidance, repoA)
+	require.NoError(t, err)
+	assert.Contains(t, text, "never commit without signing.")
+	code, out, _ = runCLI(t, "profile", "accept", idA)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "already accepted")
+
+	// --all adds repo B: the same guard is a candidate there, not a
+	// global rule (promotion takes the user); accept --global makes it one.
 	code, out, errs = runCLI(t, "ingest", "--all")
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, out, "2 transcript(s): 1 learned from", "repo A's session is unchanged")
 	code, out, _ = runCLI(t, "profile", "show")
 	require.Equal(t, 0, code)
-	assert.Regexp(t, `\S+\s+global\s+guards\s+\S+\s+2\s+never commit without signing`, out)
-	id := strings.Fields(lineContaining(out, "never commit without signing"))[0]
+	assert.Regexp(t, `\S+\s+`+regexp.QuoteMeta(repoB)+` \(candidate\)\s+guards\s+\S+\s+1\s+never commit without signing`, out)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoB)
+	assert.NotContains(t, text, "never commit without signing")
+	idB := strings.Fields(lineContaining(out, repoB+" (candidate)"))[0]
+	code, _, errs = runCLI(t, "profile", "accept", "--global", idB)
+	require.Equal(t, 0, code, errs)
+	code, out, _ = runCLI(t, "profile", "show")
+	require.Equal(t, 0, code)
+	assert.Regexp(t, `\S+\s+global\s+guards\s+\S+\s+1\s+never commit without signing`, out)
+	id := strings.Fields(lineContaining(out, "global"))[0]
+	text, _ = publish.ForSession(d, config.Default().Guidance, filepath.Join(home, "elsewhere"))
+	assert.Contains(t, text, "never commit without signing.", "a global rule applies in every repository")
 
 	code, out, _ = runCLI(t, "profile", "history")
 	require.Equal(t, 0, code)
-	assert.Contains(t, out, "v2 (current)")
+	assert.Contains(t, out, "v4 (current)")
 	assert.Contains(t, out, "ingest sess-b")
+	assert.Contains(t, out, "accept "+idB+" as global")
 
 	// exclude hides it from guidance, include brings it back.
 	code, _, errs = runCLI(t, "profile", "exclude", id)
 	require.Equal(t, 0, code, errs)
-	text, _ = publish.ForSession(d, config.Default().Guidance, repoA)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoB)
 	assert.NotContains(t, text, "never commit without signing.")
 	code, _, _ = runCLI(t, "profile", "include", id)
 	require.Equal(t, 0, code)
@@ -135,35 +180,50 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	assert.Contains(t, lineContaining(out, id), "never commit unsigned")
 	assert.Contains(t, out, "“never commit without signing.”")
 
-	// rollback to v1: repo B's learning is gone again.
+	// rollback to v1: the acceptances and repo B's learning are gone again.
 	code, out, _ = runCLI(t, "profile", "rollback", "1")
 	require.Equal(t, 0, code)
 	assert.Contains(t, out, "(rollback)")
-	text, _ = publish.ForSession(d, config.Default().Guidance, repoB)
+	text, _ = publish.ForSession(d, config.Default().Guidance, repoA)
 	assert.NotContains(t, text, "never commit without signing.")
+
+	// reject drops the candidate for good: reading the session again does
+	// not learn it back.
+	code, _, errs = runCLI(t, "profile", "reject", idA)
+	require.Equal(t, 0, code, errs)
+	code, _, errs = runCLI(t, "ingest", "--force", "--project", repoA)
+	require.Equal(t, 0, code, errs)
+	code, out, _ = runCLI(t, "profile", "show")
+	require.Equal(t, 0, code)
+	assert.NotContains(t, out, "never commit without signing")
 
 	// forget deletes and reset empties; both are versions.
 	code, out, _ = runCLI(t, "profile", "show")
 	require.Equal(t, 0, code)
-	fid := strings.Fields(lineContaining(out, "never commit without signing"))[0]
-	code, _, _ = runCLI(t, "profile", "forget", fid)
-	require.Equal(t, 0, code)
-	code, out, _ = runCLI(t, "profile", "show")
-	require.Equal(t, 0, code)
-	assert.NotContains(t, out, "never commit without signing")
+	if fields := strings.Fields(lineContaining(out, "(candidate)")); len(fields) > 0 {
+		code, _, _ = runCLI(t, "profile", "forget", fields[0])
+		require.Equal(t, 0, code)
+	}
 	code, _, _ = runCLI(t, "profile", "reset")
 	require.Equal(t, 0, code)
 	code, out, _ = runCLI(t, "profile", "export")
 	require.Equal(t, 0, code)
-	assert.Equal(t, "# synaxi profile v8\n", out)
+	assert.Regexp(t, `^# synaxi profile v\d+\n$`, out)
 
-	for _, bad := range [][]string{{"profile", "forget"}, {"profile", "edit", "x"}, {"profile", "rollback", "x"}, {"profile", "frob"}, {"profile"}} {
+	for _, bad := range [][]string{{"profile", "forget"}, {"profile", "edit", "x"}, {"profile", "rollback", "x"}, {"profile", "frob"}, {"profile"},
+		{"profile", "accept"}, {"profile", "reject", "a", "b"}, {"profile", "review", "--frob"}} {
 		code, _, _ = runCLI(t, bad...)
 		assert.Equal(t, 2, code, bad)
 	}
 	code, _, errs = runCLI(t, "profile", "forget", "nope")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "synaxi profile show")
+	code, _, errs = runCLI(t, "profile", "accept", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errs, "synaxi profile review --json")
+	code, _, errs = runCLI(t, "profile", "review")
+	assert.Equal(t, 1, code, "no terminal in a test")
+	assert.Contains(t, errs, "needs a terminal")
 }
 
 func lineContaining(s, sub string) string {
@@ -207,6 +267,7 @@ func TestIngestFilesAndDeadLettersInStatus(t *testing.T) {
 	_, out, _ = runCLI(t, "status")
 	assert.Contains(t, out, "0 dead letter(s)", "a fixed dead letter is cleared")
 	assert.Regexp(t, `profile +v1: 1 entries from 1 sessions`, out)
+	assert.Regexp(t, `review +1 candidate\(s\) wait for you; none is published before you accept it: `+"`synaxi profile review`", out)
 
 	code, _, _ = runCLI(t, "ingest", "--all", missing)
 	assert.Equal(t, 2, code)

@@ -36,6 +36,7 @@ func TestUninstallRetractsPublishedGuidance(t *testing.T) {
 				p.Entries = append(p.Entries, store.Entry{ID: store.NewID(store.ScopeProject, project, store.Guards, text),
 					Scope: store.ScopeProject, Project: project, Dimension: store.Guards, Text: text, Weight: 0.7,
 					Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
+					State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
 					Evidence: []store.Evidence{{Session: "s-1", UUID: "u-1", Timestamp: ts, Quote: "no, " + text}}})
 				return nil
 			})

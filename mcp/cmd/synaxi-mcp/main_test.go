@@ -134,13 +134,15 @@ func TestServer(t *testing.T) {
 		assert.Less(t, len(tool.Description), 2048, tool.Name)
 		a := tool.Annotations
 		require.NotNil(t, a.ReadOnlyHint, tool.Name)
-		assert.True(t, *a.ReadOnlyHint, tool.Name)
+		// review_decide writes the user's decision (a profile version);
+		// every other tool only reads.
+		assert.Equal(t, tool.Name != tools.ReviewDecide, *a.ReadOnlyHint, tool.Name)
 		require.NotNil(t, a.DestructiveHint, tool.Name)
 		assert.False(t, *a.DestructiveHint, tool.Name)
 		require.NotNil(t, a.OpenWorldHint, tool.Name)
 		assert.False(t, *a.OpenWorldHint, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol, tools.Profile}, names)
+	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol, tools.Profile, tools.ReviewCandidates, tools.ReviewDecide}, names)
 
 	text, isErr := call(t, c, tools.RepoMap, map[string]any{"budget": 500})
 	assert.False(t, isErr, text)

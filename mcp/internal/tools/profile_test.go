@@ -53,6 +53,7 @@ func TestProfileTool(t *testing.T) {
 	mk := func(scope, project, dim, text, quote string, w float64) store.Entry {
 		return store.Entry{ID: store.NewID(scope, project, dim, text), Scope: scope, Project: project, Dimension: dim,
 			Text: text, Weight: w, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
+			State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
 			Evidence: []store.Evidence{{Session: "s-1", UUID: "u-" + dim, Timestamp: ts, Quote: quote}}}
 	}
 	mock := mk(store.ScopeProject, repo, store.Guards, "don't mock the database", "no, don't mock the database", 0.8)

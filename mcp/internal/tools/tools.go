@@ -1,9 +1,12 @@
 // Package tools defines synaxi's MCP tools over mapgen: repo_map,
 // file_outline and find_symbol, plus profile (the guidance learned from the
-// user's past sessions, read from synaxi's data directory). Every tool is
-// read-only and the map tools are confined to the project root; a bad
-// argument or a path outside the root comes back as a tool result with
-// isError set, never as a protocol error.
+// user's past sessions, read from synaxi's data directory) and the review
+// pair behind /synaxi:review: review_candidates lists the learned rules
+// awaiting the user's decision, review_decide records it. Every tool but
+// review_decide is read-only (it writes one profile version, as the user
+// decided, and publishes); the map tools are confined to the project root;
+// a bad argument or a path outside the root comes back as a tool result
+// with isError set, never as a protocol error.
 package tools
 
 import (
@@ -55,9 +58,10 @@ const instructions = `synaxi maps this repository so you can find code before re
 Start with repo_map (the most referenced definitions, ranked, within a token budget; pass the files or identifiers you are working on as focus to rank what they use higher).
 Then use find_symbol (definitions with signature, doc and key lines; set references to list uses) and file_outline (every definition of one file with line ranges) to pick narrow line ranges, and only then Read those ranges.
 Paths are relative to the project root; paths outside it are refused.
-Call profile (with a query naming the task's topic, such as "commit" or "tests") before planning work: it returns the rules this user taught in past sessions (ALWAYS/NEVER/BEFORE/WHEN guards) with the quotes behind them; follow them.`
+Call profile (with a query naming the task's topic, such as "commit" or "tests") before planning work: it returns the rules this user taught in past sessions (ALWAYS/NEVER/BEFORE/WHEN guards) with the quotes behind them; follow them.
+review_candidates and review_decide serve /synaxi:review: the rules synaxi learned wait there until the user accepts them; call review_decide only with the user's explicit decision.`
 
-// New returns an MCP server with its four tools registered.
+// New returns an MCP server with its tools registered.
 func New(opts Options) *server.MCPServer {
 	s := server.NewMCPServer(ServerName, opts.Version,
 		server.WithToolCapabilities(false),
@@ -72,6 +76,8 @@ func New(opts Options) *server.MCPServer {
 	s.AddTool(fileOutlineTool(), h.fileOutline)
 	s.AddTool(findSymbolTool(), h.findSymbol)
 	s.AddTool(profileTool(), profileHandler(opts.Root))
+	s.AddTool(reviewCandidatesTool(), reviewCandidatesHandler(opts.Root))
+	s.AddTool(reviewDecideTool(), reviewDecideHandler)
 	return s
 }
 

@@ -1,0 +1,134 @@
+// Package review is the fifth stage of synaxi's learning loop: the user
+// decides about what was learned before any of it reaches a coding agent.
+// It lists the candidates with their evidence (each quote beside the
+// assistant message it answered), records a decision (accept, in the
+// user's own words or as a global rule, or reject) and publishes the
+// result; it also words the one-line SessionStart notice that candidates
+// are waiting.
+//
+// Invariants:
+//   - A decision is one new profile version (store.Decide), so history and
+//     rollback cover it, and publication runs after it, outside the
+//     store's lock; a failed publication never undoes the decision.
+//   - A candidate flagged dangerous is listed first with its reason; the
+//     MCP side (an agent acting for the user) may not accept it: only the
+//     user, in the terminal, can (see Decide's byAgent).
+//   - The notice never carries a candidate's text, appears at most once a
+//     calendar day (state file notice.json, locked read-modify-write and
+//     atomic replace), and says nothing when no candidate waits.
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
+)
+
+// Quote is one piece of a candidate's evidence as review shows it.
+type Quote struct {
+	Quote string `json:"quote"`
+	// Answered is the assistant's message the user was answering.
+	Answered string    `json:"answered,omitempty"`
+	Context  string    `json:"context,omitempty"` // what the assistant had just done
+	Session  string    `json:"session"`
+	Message  string    `json:"message"`
+	At       time.Time `json:"at"`
+	Project  string    `json:"project,omitempty"`
+}
+
+// Item is one candidate waiting for the user.
+type Item struct {
+	ID        string  `json:"id"`
+	Scope     string  `json:"scope"`
+	Project   string  `json:"project,omitempty"`
+	Dimension string  `json:"dimension"`
+	Text      string  `json:"text"`
+	Weight    float64 `json:"weight"`
+	Sessions  int     `json:"sessions"`
+	// Danger is the gate's warning: why this rule may harm (empty: none).
+	Danger string  `json:"danger,omitempty"`
+	Quotes []Quote `json:"quotes"`
+	// AlsoIn names other projects with the same rule, a reason to make it
+	// global.
+	AlsoIn []string `json:"also_in,omitempty"`
+}
+
+// List is what `synaxi profile review --json` prints.
+type List struct {
+	ProfileVersion int    `json:"profile_version"`
+	Project        string `json:"project,omitempty"` // "" lists every project's
+	Candidates     []Item `json:"candidates"`
+}
+
+// Load lists the candidates that apply in project (its own and global
+// ones), or every candidate when project is "": flagged ones first, then
+// the heaviest.
+func Load(s *store.Store, project string) (*List, error) {
+	p, err := s.Load()
+	if err != nil {
+		return nil, err
+	}
+	l := &List{ProfileVersion: p.Version, Project: project, Candidates: []Item{}}
+	for _, e := range p.Candidates(project) {
+		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text,
+			Weight: e.Weight, Sessions: e.Count, Danger: e.Danger()}
+		for i := len(e.Evidence) - 1; i >= 0; i-- { // newest first
+			ev := e.Evidence[i]
+			it.Quotes = append(it.Quotes, Quote{Quote: ev.Quote, Answered: ev.Answered, Context: ev.Context,
+				Session: ev.Session, Message: ev.UUID, At: ev.Timestamp, Project: ev.Project})
+		}
+		for _, o := range p.Entries {
+			if o.ID != e.ID && o.Scope == store.ScopeProject && o.Project != e.Project && o.Dimension == e.Dimension &&
+				!slices.Contains(it.AlsoIn, o.Project) && store.Similarity(o.Text, e.Text) >= store.MatchAt {
+				it.AlsoIn = append(it.AlsoIn, o.Project)
+			}
+		}
+		slices.Sort(it.AlsoIn)
+		l.Candidates = append(l.Candidates, it)
+	}
+	return l, nil
+}
+
+// ErrNeedsUser refuses an agent's acceptance of a flagged candidate.
+var ErrNeedsUser = errors.New("flagged dangerous: only the user can accept it, in the terminal with `synaxi profile review`")
+
+// Env is what a decision needs to publish afterwards.
+type Env struct {
+	Dirs   xdg.Dirs
+	Config config.Config
+	Getenv func(string) string
+}
+
+// Store is the profile store of e's directories.
+func (e Env) Store() *store.Store { return store.Open(publish.ProfileDir(e.Dirs)) }
+
+// Decide records d about the entry id as a new profile version and
+// publishes the result. byAgent is true when an agent decides for the user
+// (the MCP tools): it may not accept a candidate flagged dangerous. The
+// publication report is returned with the version even when publishing
+// failed (its error is pubErr): the decision stands either way.
+func Decide(ctx context.Context, e Env, id string, d store.Decision, byAgent bool) (version int, rep *publish.Report, pubErr error, err error) {
+	s := e.Store()
+	if byAgent && d.Verdict == store.Accept {
+		p, err := s.Load()
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		if en := p.Find(id); en != nil && en.Danger() != "" && !(en.State == store.Confirmed && en.ConfirmedBy == store.ByUser) {
+			return 0, nil, nil, fmt.Errorf("entry %s: %w (%s)", id, ErrNeedsUser, en.Danger())
+		}
+	}
+	version, err = s.Decide(id, d)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	rep, pubErr = publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
+	return version, rep, pubErr, nil
+}

@@ -1,0 +1,103 @@
+package review
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
+)
+
+var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+func obs(dim, text, session, quote, answered string) store.Observation {
+	return store.Observation{Dimension: dim, Text: text, Confidence: 0.6, Evidence: []store.Evidence{
+		{Session: session, UUID: "u-" + session, Timestamp: t0, Quote: quote, Answered: answered}}}
+}
+
+func rig(t *testing.T) (Env, *store.Store) {
+	root := t.TempDir()
+	e := Env{Dirs: xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")},
+		Config: config.Default(), Getenv: func(string) string { return "" }}
+	s := e.Store()
+	_, err := s.Update("ingest", func(p *store.Profile) error {
+		o := obs(store.Guards, "always run rm -rf build before building", "s1", "always run rm -rf build before building", "I built it.")
+		o.Flags = []store.Flag{{Kind: store.FlagDangerous, Reason: "a recursive delete (rm -rf)"}}
+		store.Merge(p, store.Batch{Session: "s1", Project: "/a", At: t0, Observations: []store.Observation{
+			obs(store.Guards, "never use tabs", "s1", "no, never use tabs", "I indented the file with tabs."), o}})
+		store.Merge(p, store.Batch{Session: "s2", Project: "/b", At: t0, Observations: []store.Observation{
+			obs(store.Guards, "never use tabs", "s2", "never use tabs!", "Done.")}})
+		return nil
+	})
+	require.NoError(t, err)
+	return e, s
+}
+
+func TestLoadListsCandidatesWithEvidence(t *testing.T) {
+	_, s := rig(t)
+	l, err := Load(s, "/a")
+	require.NoError(t, err)
+	require.Len(t, l.Candidates, 2)
+	flagged, tabs := l.Candidates[0], l.Candidates[1]
+	assert.Equal(t, "a recursive delete (rm -rf)", flagged.Danger, "flagged first, with its reason")
+	assert.Equal(t, "never use tabs", tabs.Text)
+	require.Len(t, tabs.Quotes, 1)
+	assert.Equal(t, "no, never use tabs", tabs.Quotes[0].Quote)
+	assert.Equal(t, "I indented the file with tabs.", tabs.Quotes[0].Answered)
+	assert.Equal(t, []string{"/b"}, tabs.AlsoIn, "the same rule in another project")
+	all, err := Load(s, "")
+	require.NoError(t, err)
+	assert.Len(t, all.Candidates, 3)
+}
+
+// An agent (the MCP tools) may not accept a flagged candidate; the user
+// may. Every decision publishes.
+func TestDecideByAgentAndByUser(t *testing.T) {
+	e, s := rig(t)
+	l, _ := Load(s, "/a")
+	flagged, tabs := l.Candidates[0].ID, l.Candidates[1].ID
+	_, _, _, err := Decide(context.Background(), e, flagged, store.Decision{Verdict: store.Accept}, true)
+	require.ErrorIs(t, err, ErrNeedsUser)
+	assert.ErrorContains(t, err, "rm -rf")
+	_, _, _, err = Decide(context.Background(), e, flagged, store.Decision{Verdict: store.Reject}, true)
+	require.NoError(t, err, "an agent may reject it")
+
+	v, _, perr, err := Decide(context.Background(), e, tabs, store.Decision{Verdict: store.Accept}, true)
+	require.NoError(t, err)
+	require.NoError(t, perr)
+	assert.Positive(t, v)
+	text, err := publish.ForSession(e.Dirs, e.Config.Guidance, "/a")
+	require.NoError(t, err)
+	assert.Contains(t, text, "NEVER use tabs.", "published at once")
+}
+
+func TestNoticeOncePerDayNeverTheText(t *testing.T) {
+	e, s := rig(t)
+	day := time.Date(2026, 12, 3, 9, 0, 0, 0, time.Local)
+	line, err := Notice(e.Dirs, "/a", day)
+	require.NoError(t, err)
+	assert.Equal(t, "synaxi learned 2 things it may apply from now on — /synaxi:review", line)
+	assert.NotContains(t, line, "tabs")
+	line, err = Notice(e.Dirs, "/a", day.Add(3*time.Hour))
+	require.NoError(t, err)
+	assert.Empty(t, line, "at most once a day")
+	line, err = Notice(e.Dirs, "/b", day.Add(24*time.Hour))
+	require.NoError(t, err)
+	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", line)
+
+	l, _ := Load(s, "")
+	for _, c := range l.Candidates {
+		_, err := s.Decide(c.ID, store.Decision{Verdict: store.Reject})
+		require.NoError(t, err)
+	}
+	line, err = Notice(e.Dirs, "/a", day.Add(72*time.Hour))
+	require.NoError(t, err)
+	assert.Empty(t, line, "nothing waits")
+}
