@@ -45,6 +45,7 @@ func TestTokenRequired(t *testing.T) {
 	}
 	require.Len(t, p.rows(t), 1)
 	assert.Equal(t, int64(1), p.Health().Requests, "401s are not forwarded requests")
+	assert.Equal(t, int64(4*5), p.Health().Unauthorized)
 
 	// The proxy's own endpoints also take it as a bearer token (Prometheus's
 	// authorization); a forwarded request's Authorization is the client's.

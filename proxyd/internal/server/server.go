@@ -302,7 +302,8 @@ type Health struct {
 	ProbeFailures    int64     `json:"probe_failures"`
 	LedgerErrors     int64     `json:"ledger_errors"`
 	VisibilityErrors int64     `json:"visibility_errors"`
-	Active           int64     `json:"active"` // forwarded requests in flight
+	Unauthorized     int64     `json:"unauthorized"` // answered 401: no or a wrong team token (not in requests)
+	Active           int64     `json:"active"`       // forwarded requests in flight
 }
 
 // Health reports the counters.
@@ -320,7 +321,7 @@ func (s *Server) Health() Health {
 		Requests: s.requests.Load(), Messages: s.messages.Load(), Gated: s.gated.Load(),
 		Projected: s.projected.Load(), FailOpens: s.failOpens.Load(),
 		ProbeFailures: s.probeFailures.Load(), LedgerErrors: s.ledgerErrors.Load(),
-		VisibilityErrors: s.visibilityErrors.Load(), Active: s.active.Load(),
+		VisibilityErrors: s.visibilityErrors.Load(), Unauthorized: s.unauthorized.Load(), Active: s.active.Load(),
 	}
 }
 
