@@ -43,8 +43,9 @@ func buildVersion(t *testing.T, version string) string {
 // replaces the proxy with its own version's, within its budget, without
 // cancelling the session start; the stream in flight completes byte for
 // byte on the old process, which then exits; new requests reach the new
-// proxy on the same address. A session of the older version starting
-// afterwards leaves the newer proxy alone.
+// proxy on the same address; the stable copies an install of v0.1.0 made
+// are v0.2.0's. A session of the older version starting afterwards leaves
+// the newer proxy alone.
 func TestSessionStartReplacesOlderProxy(t *testing.T) {
 	oldBin, newBin := buildVersion(t, "v0.1.0"), buildVersion(t, "v0.2.0")
 	home := t.TempDir()
@@ -102,6 +103,14 @@ func TestSessionStartReplacesOlderProxy(t *testing.T) {
 	_, err = io.ReadFull(resp.Body, buf)
 	require.NoError(t, err, "the stream is in flight")
 
+	// The stable copies an install of v0.1.0 made, stamped.
+	stable := filepath.Join(home, "data", "synaxi", "bin")
+	require.NoError(t, os.MkdirAll(stable, 0o700))
+	oldProxyd, err := os.ReadFile(filepath.Join(oldBin, "synaxi-proxyd"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(stable, "synaxi-proxyd"), oldProxyd, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(stable, "VERSION"), []byte("v0.1.0\n"), 0o644))
+
 	hookIn := `{"session_id":"s-new","hook_event_name":"SessionStart","source":"startup","cwd":"` + home + `","transcript_path":"` + home + `/t.jsonl"}`
 	out, took := run(filepath.Join(newBin, "synaxi-session"), hookIn, "start")
 	t.Logf("SessionStart of v0.2.0 took %s; printed %q", took, out)
@@ -114,6 +123,14 @@ func TestSessionStartReplacesOlderProxy(t *testing.T) {
 	assert.Equal(t, "v0.2.0", cur.Version)
 	assert.Equal(t, old.Addr, cur.Addr, "same address: routed sessions keep working")
 	assert.True(t, proxyinfo.PIDAlive(old.PID), "the old proxy still drains its stream")
+	newProxyd, err := os.ReadFile(filepath.Join(newBin, "synaxi-proxyd"))
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(stable, "synaxi-proxyd"))
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(newProxyd, got), "the stable copy is v0.2.0's now")
+	stamp, err := os.ReadFile(filepath.Join(stable, "VERSION"))
+	require.NoError(t, err)
+	assert.Equal(t, "v0.2.0\n", string(stamp))
 
 	r2, err := http.Post("http://"+cur.Addr+"/v1/messages", "application/json", strings.NewReader(`{}`))
 	require.NoError(t, err)

@@ -3,11 +3,12 @@
 //
 //	synaxi-session start       SessionStart: write the session record, reset
 //	                           the no-reread records after compact or clear,
-//	                           replace a running proxy of an older version
-//	                           with this version's (it drains what is in
-//	                           flight), start the proxy if this session is
-//	                           routed to it and it is down (waiting at most
-//	                           about 1 s in all),
+//	                           refresh the stable copies synaxi install made
+//	                           after a plugin update, replace a running proxy
+//	                           of an older version with this version's (it
+//	                           drains what is in flight), start the proxy if
+//	                           this session is routed to it and it is down
+//	                           (waiting at most about 1 s in all),
 //	                           and give the model the guidance learned for
 //	                           this project (docs/ingest.md)
 //	synaxi-session substart    SubagentStart (the synaxi-worker): give the
@@ -25,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/config"
@@ -128,8 +130,16 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 	// A proxy left running by an older plugin version gives way to this
 	// version's (it drains what is in flight); a failed replacement leaves
 	// it serving.
+	// After a plugin update, the stable copies (status line, installer)
+	// follow this version's binaries.
 	t0 := time.Now()
-	_, _ = session.ReplaceOlder(ctx, d, buildinfo.Version(version), proxyBudget)
+	own := buildinfo.Version(version)
+	if exe, xerr := os.Executable(); xerr == nil {
+		if _, rerr := session.RefreshStable(d, filepath.Dir(exe), own); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	_, _ = session.ReplaceOlder(ctx, d, own, proxyBudget)
 	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, max(proxyBudget-time.Since(t0), minProxyWait)) == session.Down {
 		msg = fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
 			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base)

@@ -142,7 +142,7 @@ func fail(stderr io.Writer, err error) int {
 
 func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(cmd, stderr)
-	opts := setup.Options{Out: stdout}
+	opts := setup.Options{Out: stdout, Version: buildinfo.Version(version)}
 	fs.StringVar(&opts.Claude, "claude", "", "Claude Code CLI to use (default: $SYNAXI_CLAUDE, then claude on PATH)")
 	if cmd == "install" {
 		fs.BoolVar(&opts.Route, "route", false, "route every Claude Code session through the proxy (settings env ANTHROPIC_BASE_URL and ENABLE_TOOL_SEARCH)")

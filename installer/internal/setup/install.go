@@ -30,6 +30,7 @@ type Options struct {
 	RepoRoot  string // checkout to register as the marketplace; "" derives it
 	BinSource string // directory holding the built binaries; "" is beside this executable
 	NoProxy   bool   // do not start or stop the proxy
+	Version   string // this synaxi's version, stamped beside the copies (StampFile); "" stamps nothing
 
 	Out    io.Writer
 	Getenv func(string) string
@@ -296,8 +297,35 @@ func (in *installer) copyBinaries(src string) error {
 		}
 		copied++
 	}
+	if err := in.stamp(dst); err != nil {
+		return err
+	}
 	in.say("binaries: %d copied, %d already current, in %s", copied, kept, dst)
 	return nil
+}
+
+// stamp writes the version of the copies into dst's StampFile, journaled
+// as synaxi's own, so the SessionStart hook of a newer plugin version knows
+// to refresh them.
+func (in *installer) stamp(dst string) error {
+	if in.Version == "" {
+		return nil
+	}
+	to := filepath.Join(dst, StampFile)
+	data := []byte(in.Version + "\n")
+	if cur, err := os.ReadFile(to); err == nil && bytes.Equal(cur, data) {
+		return nil
+	}
+	f, err := in.j.Backup(in.jdir, to)
+	if err != nil {
+		return err
+	}
+	f.Owned = true
+	f.Wrote(data, "the version of the copied binaries")
+	if err := in.record(); err != nil {
+		return err
+	}
+	return journal.WriteFile(to, data, 0o644)
 }
 
 func sameDir(a, b string) (bool, error) {

@@ -19,6 +19,11 @@ var Binaries = []string{
 	"synaxi-session", "synaxi-mcp", "synaxi-mapgen",
 }
 
+// StampFile, in BinDir, holds the version of the binaries there; the
+// SessionStart hook of a newer plugin version replaces the copies with its
+// own (hooks/internal/session.RefreshStable) and rewrites it.
+const StampFile = "VERSION"
+
 // BinDir is the stable binary directory, $XDG_DATA_HOME/synaxi/bin: the
 // status line points here because the plugin's own directory changes with
 // every plugin version.
