@@ -13,6 +13,10 @@
 // of build tags, so the macOS answer can be computed (and tested) anywhere,
 // and its test checks them against adrg/xdg on the platform it runs on.
 //
+// Two directories that are not synaxi's are resolved here too, so no binary
+// computes a home-relative path itself: the user's bin directory (BinHome)
+// and Claude Code's configuration directory (ClaudeDir).
+//
 // Every call reads the environment afresh, so tests and wrappers that change
 // it see their own directories.
 package xdg

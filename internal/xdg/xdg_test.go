@@ -113,3 +113,9 @@ func TestEnsureCreatesPrivateDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
 }
+
+func TestClaudeDir(t *testing.T) {
+	assert.Equal(t, "/h/.claude", ClaudeDir(env(map[string]string{"HOME": "/h"})))
+	assert.Equal(t, "/c", ClaudeDir(env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})))
+	assert.Equal(t, "/c/projects", ClaudeProjects(env(map[string]string{"CLAUDE_CONFIG_DIR": "/c"})))
+}

@@ -60,19 +60,6 @@ type IngestOptions struct {
 	DryRun  bool     // print what would be learned; save nothing
 }
 
-// ProjectsDir is Claude Code's transcript folder: $CLAUDE_CONFIG_DIR/projects
-// or ~/.claude/projects.
-func ProjectsDir(getenv func(string) string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, "projects")
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude", "projects")
-}
-
 // Sessions lists the main-session transcripts under dir (not subagents),
 // oldest first by modification time, so time decay runs forwards.
 func Sessions(dir string) ([]string, error) {
@@ -124,12 +111,12 @@ type IngestSummary struct {
 func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error) {
 	files := o.Files
 	if len(files) == 0 {
-		all, err := Sessions(ProjectsDir(e.Getenv))
+		all, err := Sessions(xdg.ClaudeProjects(e.Getenv))
 		if err != nil {
 			return nil, err
 		}
 		if len(all) == 0 {
-			return nil, fmt.Errorf("no transcripts under %s (is Claude Code's config somewhere else? set CLAUDE_CONFIG_DIR)", ProjectsDir(e.Getenv))
+			return nil, fmt.Errorf("no transcripts under %s (is Claude Code's config somewhere else? set CLAUDE_CONFIG_DIR)", xdg.ClaudeProjects(e.Getenv))
 		}
 		files = all
 		if !o.All {
@@ -139,7 +126,7 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 			}
 			files = slices.DeleteFunc(slices.Clone(all), func(f string) bool { return SessionProject(f) != want })
 			if len(files) == 0 {
-				return nil, fmt.Errorf("no transcript under %s ran in %s (use --all for every project)", ProjectsDir(e.Getenv), want)
+				return nil, fmt.Errorf("no transcript under %s ran in %s (use --all for every project)", xdg.ClaudeProjects(e.Getenv), want)
 			}
 		}
 	}

@@ -294,7 +294,7 @@ func runReplay(ctx context.Context, sessions int, asJSON bool, stdout, stderr io
 		return 2
 	}
 	o := savings.ReplayOptions{
-		Projects: filepath.Join(claude.Dir(os.Getenv), "projects"),
+		Projects: xdg.ClaudeProjects(os.Getenv),
 		Sessions: sessions,
 		Proxyd:   setup.ProxyBin(xdg.Resolve()),
 	}

@@ -48,19 +48,6 @@ func Find(flag string, getenv func(string) string) (string, error) {
 	return p, nil
 }
 
-// Dir is Claude Code's configuration directory: $CLAUDE_CONFIG_DIR, else
-// ~/.claude.
-func Dir(getenv func(string) string) string {
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d
-	}
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, ".claude")
-}
-
 // SettingsPath is the user settings file.
 func SettingsPath(dir string) string { return filepath.Join(dir, "settings.json") }
 

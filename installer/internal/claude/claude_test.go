@@ -35,11 +35,6 @@ func TestFind(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoCLI)
 }
 
-func TestDir(t *testing.T) {
-	assert.Equal(t, "/h/.claude", Dir(env(map[string]string{"HOME": "/h"})))
-	assert.Equal(t, "/c", Dir(env(map[string]string{"HOME": "/h", "CLAUDE_CONFIG_DIR": "/c"})))
-}
-
 func TestInstalledOffline(t *testing.T) {
 	dir := t.TempDir()
 	inst, en := InstalledOffline(dir)

@@ -53,7 +53,7 @@ type facts struct {
 }
 
 func gather(ctx context.Context, e Env) *facts {
-	f := &facts{env: e, d: xdg.Resolve(), cdir: claude.Dir(e.Getenv)}
+	f := &facts{env: e, d: xdg.Resolve(), cdir: xdg.ClaudeDir(e.Getenv)}
 	f.config, f.configErr = config.Load(f.d.ConfigFile(), e.Getenv)
 	f.settings, f.setErr = settings.Read(claude.SettingsPath(f.cdir))
 	f.proxy = proxyctl.Inspect(ctx, f.d)

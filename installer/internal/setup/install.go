@@ -109,7 +109,7 @@ func Install(ctx context.Context, opts Options) error {
 
 func newInstaller(opts Options) *installer {
 	opts.defaults()
-	in := &installer{Options: &opts, dirs: xdg.Resolve(), cdir: claude.Dir(opts.Getenv)}
+	in := &installer{Options: &opts, dirs: xdg.Resolve(), cdir: xdg.ClaudeDir(opts.Getenv)}
 	in.jdir = journal.Dir(in.dirs)
 	return in
 }
