@@ -98,5 +98,5 @@ func TestStatusCountsTheGatesDrops(t *testing.T) {
 	require.NoError(t, gate.AddCounts(d.StatePath("ingest", gate.CountsFile), gate.Counts{SecretsDropped: 1}, time.Now()))
 	out.Reset()
 	Status(&out, Env{Dirs: d, Config: config.Default()})
-	assert.Regexp(t, `safety gate\s+3 candidate\(s\) dropped whole for carrying a secret`, out.String())
+	assert.Regexp(t, `safety gate\s+3 candidate\(s\) dropped whole for carrying a secret \(never stored\), 0 flagged dangerous`, out.String())
 }

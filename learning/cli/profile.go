@@ -253,8 +253,9 @@ func Status(w io.Writer, e Env) {
 	}
 	if c, err := gate.LoadCounts(e.Dirs.StatePath("ingest", gate.CountsFile)); err != nil {
 		fmt.Fprintf(w, "safety gate\tcounter unreadable: %v\n", err)
-	} else if c.SecretsDropped > 0 {
-		fmt.Fprintf(w, "safety gate\t%d candidate(s) dropped whole for carrying a secret (never stored)\n", c.SecretsDropped)
+	} else if c.SecretsDropped+c.DangerousFlagged > 0 {
+		fmt.Fprintf(w, "safety gate\t%d candidate(s) dropped whole for carrying a secret (never stored), %d flagged dangerous (published only if you accept them)\n",
+			c.SecretsDropped, c.DangerousFlagged)
 	}
 	q := queue.Open(e.Dirs.StatePath("ingest"))
 	st, err := q.Load()

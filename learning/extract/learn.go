@@ -95,7 +95,11 @@ func sharesWord(text string, evs []store.Evidence) bool {
 // Gate runs the safety gate over grounded candidates before anything is
 // stored: a candidate whose text, quote or context carries a secret (or
 // the mark of one the reader redacted) is dropped whole, never redacted
-// and kept. The counts say what it did.
+// and kept; one that tells the agent to do something destructive or
+// security-weakening, or to ignore its instructions, is kept with a
+// dangerous flag (store.FlagDangerous and the reason), so it is never
+// published without the user's explicit acceptance. The counts say what it
+// did.
 func Gate(obs []store.Observation) (kept []store.Observation, c gate.Counts) {
 	for _, o := range obs {
 		texts := []string{o.Text}
@@ -106,6 +110,10 @@ func Gate(obs []store.Observation) (kept []store.Observation, c gate.Counts) {
 		if v.Secret != "" {
 			c.SecretsDropped++
 			continue
+		}
+		if v.Danger != "" {
+			c.DangerousFlagged++
+			o.Flags = append(o.Flags, store.Flag{Kind: store.FlagDangerous, Reason: v.Danger})
 		}
 		kept = append(kept, o)
 	}

@@ -411,6 +411,17 @@ func TestCandidatesWithSecretsAreDroppedWhole(t *testing.T) {
 	assert.Equal(t, 2, c.SecretsDropped, "the drop is counted in the state counter")
 }
 
+func TestDangerousCandidatesAreFlagged(t *testing.T) {
+	kept, c := Gate([]store.Observation{
+		{Dimension: store.Guards, Text: "always run rm -rf build before testing", Evidence: []store.Evidence{{Quote: "always run rm -rf build before testing"}}},
+		{Dimension: store.Guards, Text: "never force push", Evidence: []store.Evidence{{Quote: "never force push"}}},
+	})
+	require.Len(t, kept, 2)
+	assert.Equal(t, 1, c.DangerousFlagged)
+	assert.Equal(t, []store.Flag{{Kind: store.FlagDangerous, Reason: "recursive delete"}}, kept[0].Flags, "the rm -rf rule is flagged")
+	assert.Empty(t, kept[1].Flags, "a prohibition of force pushing is a safe rule")
+}
+
 func TestBadTranscripts(t *testing.T) {
 	dir := t.TempDir()
 	good := session(t, "s1", "/repo", [2]string{"user", "hello"}, [2]string{"user", "never use tabs"})

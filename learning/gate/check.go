@@ -14,6 +14,10 @@ type Verdict struct {
 	// Secret, when set, names what was found (a rule name, never the
 	// secret): the candidate is dropped whole, not redacted and kept.
 	Secret string
+	// Danger, when set, is why the candidate is dangerous: it is stored
+	// with a dangerous flag, never published without the user's explicit
+	// acceptance, and review shows the reason as a warning.
+	Danger string
 }
 
 // Check runs the gate over everything a candidate would store: its text,
@@ -23,6 +27,9 @@ func Check(texts ...string) Verdict {
 	for _, s := range texts {
 		if v.Secret == "" {
 			v.Secret = secretRule(s)
+		}
+		if v.Danger == "" {
+			v.Danger, _ = Danger(s)
 		}
 	}
 	return v
@@ -47,8 +54,9 @@ func secretRule(s string) string {
 // Counts is what the gate did, over every ingest: the state counter
 // `synaxi status` shows.
 type Counts struct {
-	SecretsDropped int       `json:"secrets_dropped"`
-	Updated        time.Time `json:"updated,omitzero"`
+	SecretsDropped   int       `json:"secrets_dropped"`
+	DangerousFlagged int       `json:"dangerous_flagged"`
+	Updated          time.Time `json:"updated,omitzero"`
 }
 
 // CountsFile is the counter's file name in synaxi's ingest state
@@ -57,11 +65,12 @@ const CountsFile = "gate.json"
 
 // AddCounts adds c to the counter at path, under its lock.
 func AddCounts(path string, c Counts, now time.Time) error {
-	if c.SecretsDropped == 0 {
+	if c.SecretsDropped == 0 && c.DangerousFlagged == 0 {
 		return nil
 	}
 	err := statefile.Update(path, func(cur *Counts) error {
 		cur.SecretsDropped += c.SecretsDropped
+		cur.DangerousFlagged += c.DangerousFlagged
 		cur.Updated = now.UTC()
 		return nil
 	})

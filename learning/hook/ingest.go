@@ -213,8 +213,8 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 		dr.logf("record done %s: %v", j.Session, err)
 	}
 	st.Done++
-	dr.logf("session %s: %d proposed, %d kept, %d rejected, %d dropped for a secret, profile v%d", j.Session,
-		res.Proposed, len(res.Kept), len(res.Rejected), res.Gate.SecretsDropped, res.Version)
+	dr.logf("session %s: %d proposed, %d kept, %d rejected, %d dropped for a secret, %d flagged dangerous, profile v%d", j.Session,
+		res.Proposed, len(res.Kept), len(res.Rejected), res.Gate.SecretsDropped, res.Gate.DangerousFlagged, res.Version)
 	st.latest = max(st.latest, res.Version)
 }
 
