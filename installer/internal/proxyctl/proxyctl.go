@@ -1,6 +1,8 @@
 // Package proxyctl starts, stops and inspects synaxi-proxyd from the outside:
 // through its command line (`synaxi-proxyd start|stop`), the record it leaves
 // in the state directory (internal/proxyinfo) and its /health endpoint.
+// Start replaces a running proxy older than the binary it is given
+// (`synaxi-proxyd start --takeover`) and leaves any other one running.
 package proxyctl
 
 import (
