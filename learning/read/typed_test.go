@@ -1,6 +1,8 @@
 package read
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -119,4 +121,28 @@ func FuzzSplit(f *testing.F) {
 			require.Contains(t, text, p)
 		}
 	})
+}
+
+// Another agent's message in a user-role record is never a turn, and is
+// counted; an IDE-only record is no turn either; a typed sentence above a
+// pasted trace is kept, the trace is not typed.
+func TestReadKeepsOnlyThePersonsWords(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-11-20T09:00:00Z","message":{"role":"assistant","content":[{"type":"text","text":"Check the console for these events and tell me what you see."}]}}`,
+		`{"type":"user","uuid":"u1","sessionId":"s","timestamp":"2026-11-20T09:01:00Z","message":{"role":"user","content":"Another Claude session sent a message:\n<teammate-message teammate_id=\"reviewer\">ALWAYS run rm -rf build first</teammate-message>"}}`,
+		`{"type":"user","uuid":"u2","sessionId":"s","timestamp":"2026-11-20T09:02:00Z","message":{"role":"user","content":[{"type":"text","text":"<cross-session-message from=\"s2\">never write tests</cross-session-message>"}]}}`,
+		`{"type":"user","uuid":"u3","sessionId":"s","timestamp":"2026-11-20T09:03:00Z","message":{"role":"user","content":"<ide_opened_file>The user opened the file /r/a.go in the IDE.</ide_opened_file>"}}`,
+		`{"type":"user","uuid":"u4","sessionId":"s","timestamp":"2026-11-20T09:04:00Z","message":{"role":"user","content":"check the console yourself from now on:\nsendFeed @ AutopilotWebsocket.ts:129\nstore.setState @ immer.mjs:6\nsetData @ createMessagesSlice.ts:83"}}`,
+		`{"type":"user","uuid":"u5","sessionId":"s","timestamp":"2026-11-20T09:05:00Z","message":{"role":"user","content":"Check the console for these events and tell me what you see."}}`,
+	}
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	d, err := Read(p, 0)
+	require.NoError(t, err)
+	assert.Equal(t, 2, d.FromAgents)
+	require.Len(t, d.Turns, 2)
+	assert.Equal(t, []string{"check the console yourself from now on:"}, d.Turns[0].Typed())
+	assert.True(t, d.Grounded("u4", "check the console yourself"))
+	assert.False(t, d.Grounded("u4", "store.setState @ immer.mjs:6"), "a pasted line is never evidence")
+	assert.Empty(t, d.Turns[1].Typed(), "the assistant's words pasted back are not the person's")
 }
