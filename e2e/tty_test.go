@@ -33,8 +33,7 @@ type tty struct {
 // tmux. Everything the client spawned is ended with the test.
 func startTTY(t *testing.T, e *claudecli.Env, dir string) *tty {
 	t.Helper()
-	tmux, err := exec.LookPath("tmux")
-	if err != nil {
+	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("needs tmux to run the client interactively")
 	}
 	mergeJSON(t, filepath.Join(e.ClaudeDir(), "settings.json"), map[string]any{"skipDangerousModePermissionPrompt": true})
@@ -43,18 +42,34 @@ func startTTY(t *testing.T, e *claudecli.Env, dir string) *tty {
 		"customApiKeyResponses": map[string]any{"approved": []string{"test"}, "rejected": []string{}},
 		"projects":              map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
 
+	return startInTmux(t, e, dir, 180, 45, e.Bin, "--permission-mode", "bypassPermissions")
+}
+
+// startInTmux runs argv in dir under tmux, on a width×height screen, with
+// exactly e's environment (TERM=xterm-256color, NO_COLOR=1). It skips the
+// test without tmux.
+func startInTmux(t *testing.T, e *claudecli.Env, dir string, width, height int, argv ...string) *tty {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("needs tmux to run a program interactively")
+	}
+	quote := func(v string) string { return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'" }
 	var launch strings.Builder
 	launch.WriteString("#!/bin/sh\ncd \"$1\" || exit 1\nexec env -i")
 	for _, kv := range append(e.Environ(), "TERM=xterm-256color", "NO_COLOR=1") {
 		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&launch, " %s='%s'", k, strings.ReplaceAll(v, "'", `'\''`))
+		fmt.Fprintf(&launch, " %s=%s", k, quote(v))
 	}
-	fmt.Fprintf(&launch, " '%s' --permission-mode bypassPermissions\n", e.Bin)
+	for _, a := range argv {
+		launch.WriteString(" " + quote(a))
+	}
+	launch.WriteString("\n")
 	launcher := filepath.Join(t.TempDir(), "launch.sh")
 	require.NoError(t, os.WriteFile(launcher, []byte(launch.String()), 0o755))
 
 	c := &tty{t: t, tmux: tmux, name: fmt.Sprintf("synaxi-e2e-%d", time.Now().UnixNano())}
-	require.NoError(t, exec.Command(tmux, "new-session", "-d", "-s", c.name, "-x", "180", "-y", "45", launcher, dir).Run())
+	require.NoError(t, exec.Command(tmux, "new-session", "-d", "-s", c.name, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), launcher, dir).Run())
 	pidOut, err := exec.Command(tmux, "display-message", "-p", "-t", c.name, "#{pane_pid}").Output()
 	require.NoError(t, err)
 	c.pid, _ = strconv.Atoi(strings.TrimSpace(string(pidOut)))

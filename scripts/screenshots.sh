@@ -8,12 +8,38 @@
 #   docs/images/statusline.svg  the status line synaxi-statusline prints for that session
 # Needs chromium (Debian package) for the report. Every figure in the pictures is
 # what that run's ledger measured against the fake upstream's count_tokens.
+#
+# Then the real-client review loop (e2e TestReviewLoopRealClient) keeps the
+# screen `synaxi profile review` showed in its pseudo-terminal (tmux), and
+#   docs/images/review.png      is that screen, drawn by charm's freeze (SVG) and
+#                               rsvg-convert (librsvg2-bin); the test's temporary
+#                               repository path is shown as /home/you/shop.
+# `screenshots.sh review` makes only that picture.
 set -euo pipefail
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 keep=$(mktemp -d)
 trap 'rm -rf "$keep"' EXIT
 make build >&2
+
+review_png() {
+	command -v freeze >/dev/null || { echo "screenshots.sh: needs freeze: go install github.com/charmbracelet/freeze@v0.2.2" >&2; exit 1; }
+	command -v rsvg-convert >/dev/null || { echo "screenshots.sh: needs rsvg-convert (apt-get install librsvg2-bin)" >&2; exit 1; }
+	(cd e2e && SYNAXI_PLUGIN_BUILT=1 SYNAXI_E2E_REVIEW_SCREEN="$keep/review.txt" \
+		go test -count 1 -run '^TestReviewLoopRealClient$' ./ >&2)
+	# The screen without its trailing blank lines, the temporary repository
+	# named as a user's would be.
+	sed -E 's#/tmp/TestReviewLoopRealClient[0-9]+/[0-9]+#/home/you/shop#' "$keep/review.txt" |
+		sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$keep/review-clean.txt"
+	freeze "$keep/review-clean.txt" -l text --window --font.family "DejaVu Sans Mono" -o "$keep/review.svg" >&2
+	mkdir -p docs/images
+	rsvg-convert -z 1.5 "$keep/review.svg" -o docs/images/review.png
+	echo "wrote docs/images/review.png" >&2
+}
+if [[ ${1:-} == review ]]; then
+	review_png
+	exit 0
+fi
 (cd e2e && SYNAXI_PLUGIN_BUILT=1 SYNAXI_E2E_KEEP_STATE="$keep" \
 	go test -count 1 -run '^TestProjectionSurveyThroughRealClient$' ./ >&2)
 
@@ -50,3 +76,4 @@ cat >docs/images/statusline.svg <<SVG
 </svg>
 SVG
 echo "wrote docs/images/report.png and docs/images/statusline.svg" >&2
+review_png
