@@ -88,10 +88,11 @@ type Row struct {
 	Counterfactual     *int64 `json:"counterfactual_input_tokens"`
 	CounterfactualNull string `json:"counterfactual_null_reason,omitempty"`
 	// CounterfactualCached is how much of the counterfactual a perfect prefix
-	// cache would have read: the previous counterfactual of the same
-	// conversation context when the proxy measured it, 0 for a
-	// conversation's first request, nil when unknown (after a restart).
-	// It only prices the counterfactual in dollars; see SavedUSD.
+	// cache would have read: count_tokens on the conversation as the
+	// request before it sent it (the original cut before its last assistant
+	// message), 0 for a conversation's first request, nil when that probe
+	// failed. It is read off the request itself, so any replica records the
+	// same value. It only prices the counterfactual in dollars; see SavedUSD.
 	CounterfactualCached *int64 `json:"counterfactual_cached_tokens"`
 
 	Usage      Usage            `json:"usage"`

@@ -126,6 +126,36 @@ func TestCountBody(t *testing.T) {
 	}
 }
 
+func TestPreviousCountBody(t *testing.T) {
+	body := func(msgs string) *gate.Body {
+		return gate.Parse([]byte(`{"model":"m","max_tokens":9,"system":"s","messages":` + msgs + `,"tools":[]}`))
+	}
+	for _, first := range []string{`[{"role":"user","content":"hi"}]`, `[]`, `"x"`,
+		`[{"role":"user","content":"a"},{"role":"user","content":"b"}]`,
+		`[{"role":"assistant","content":"pre"},{"role":"user","content":"b"}]`} {
+		out, isFirst, err := PreviousCountBody(body(first))
+		require.NoError(t, err, first)
+		assert.True(t, isFirst, first)
+		assert.Nil(t, out, first)
+	}
+	// The previous request ended at the user message the last assistant
+	// message answered; the tool round-trip before it stays.
+	out, isFirst, err := PreviousCountBody(body(`[{"role":"user","content":"fix"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]},{"role":"assistant","content":"done"},{"role":"user","content":"more"}]`))
+	require.NoError(t, err)
+	assert.False(t, isFirst)
+	assert.Equal(t, `{"model":"m","system":"s","messages":[{"role":"user","content":"fix"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},`+
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}],"tools":[]}`, string(out))
+	// Which is the count body of that previous request.
+	prev, err := CountBody(gate.Parse([]byte(`{"model":"m","max_tokens":9,"system":"s","messages":[{"role":"user","content":"fix"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x"}]}],"tools":[]}`)))
+	require.NoError(t, err)
+	assert.Equal(t, string(prev), string(out))
+
+	_, _, err = PreviousCountBody(gate.Parse([]byte(`[1]`)))
+	assert.ErrorIs(t, err, ErrNotObject)
+}
+
 func TestProber(t *testing.T) {
 	var got *http.Request
 	var gotBody []byte
@@ -220,5 +250,13 @@ func FuzzCountBody(f *testing.F) {
 			require.True(t, countFields[k.String()], k.String())
 			return true
 		})
+		prev, first, err := PreviousCountBody(gate.Parse(body))
+		require.NoError(t, err)
+		if first {
+			return
+		}
+		require.True(t, gjson.ValidBytes(prev), "%q → %q", body, prev)
+		n := gjson.GetBytes(body, "messages.#").Int()
+		require.Less(t, gjson.GetBytes(prev, "messages.#").Int(), n, "the previous request is shorter")
 	})
 }

@@ -32,6 +32,51 @@ var ErrNotObject = errors.New("request body is not a JSON object")
 // from the top-level members the gate read once. The body must be known to
 // be valid JSON (the caller validated it once).
 func CountBody(body *gate.Body) ([]byte, error) {
+	return countBody(body, "")
+}
+
+// PreviousCountBody builds the count_tokens body of the request before
+// this one in the same conversation, as this request carries it: the same
+// fields with messages cut just before the last assistant message (the
+// answer to that request). first is true, and the body nil, when there is no
+// earlier request to cut back to (no assistant message after the first
+// message): nothing of the
+// conversation could have been cached. The body must be known to be valid
+// JSON.
+//
+// It is what a perfect prefix cache would have held for this request
+// without synaxi, computed from the request alone, so every replica (and a
+// restarted proxy) prices the same request the same way.
+func PreviousCountBody(body *gate.Body) (out []byte, first bool, err error) {
+	if !body.JSON().IsObject() {
+		return nil, false, ErrNotObject
+	}
+	msgs := body.Field("messages").Array()
+	last := -1
+	for i, m := range msgs {
+		if m.Get("role").Str == "assistant" {
+			last = i
+		}
+	}
+	if last < 1 {
+		return nil, true, nil
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, m := range msgs[:last] {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(m.Raw)
+	}
+	b.WriteByte(']')
+	out, err = countBody(body, b.String())
+	return out, false, err
+}
+
+// countBody writes the count_tokens fields of body; messages, when not
+// empty, replaces the messages member's value.
+func countBody(body *gate.Body, messages string) ([]byte, error) {
 	root := body.JSON()
 	if !root.IsObject() {
 		return nil, ErrNotObject
@@ -40,7 +85,8 @@ func CountBody(body *gate.Body) ([]byte, error) {
 	b.Grow(len(root.Raw))
 	b.WriteByte('{')
 	for _, m := range body.Members() {
-		if !countFields[m.Key.String()] {
+		key := m.Key.String()
+		if !countFields[key] {
 			continue
 		}
 		if b.Len() > 1 {
@@ -48,7 +94,11 @@ func CountBody(body *gate.Body) ([]byte, error) {
 		}
 		b.WriteString(m.Key.Raw)
 		b.WriteByte(':')
-		b.WriteString(m.Value.Raw)
+		if key == "messages" && messages != "" {
+			b.WriteString(messages)
+		} else {
+			b.WriteString(m.Value.Raw)
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

@@ -34,10 +34,13 @@ func (s *Server) startRecorder(ctx context.Context, req *request) chan<- *exchan
 }
 
 // counterfactual is count_tokens' answer for the original body, or why
-// there is none.
+// there is none, and for the conversation as its previous request sent it
+// (cached: what a perfect prefix cache would have read; 0 for a
+// conversation's first request, nil when unknown).
 type counterfactual struct {
 	tokens *int64
 	null   string
+	cached *int64
 }
 
 func (s *Server) record(ctx context.Context, req *request, handOff <-chan *exchange, after <-chan struct{}, written chan struct{}) {
@@ -61,10 +64,10 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 		if cf.tokens == nil {
 			s.probeFailures.Add(1)
 		}
+		row.CounterfactualCached = cf.cached
 		if after != nil {
 			<-after
 		}
-		row.CounterfactualCached = s.cached(req, cf.tokens)
 		if err := ledger.Record(s.o.Dirs, row); err != nil {
 			s.ledgerErrors.Add(1)
 			s.log.Error("write ledger row", "id", req.id, "err", err)
@@ -126,7 +129,11 @@ func (s *Server) row(x *exchange) (*ledger.Row, measure.Result) {
 	return row, res
 }
 
-// probe asks count_tokens what the original body costs. It never panics.
+// probe asks count_tokens what the original body costs, and beside it what
+// the conversation cost as the request before it sent it (the part a
+// perfect prefix cache would have read). Both are read off the request
+// itself, so any replica, or a restarted proxy, records the same row for
+// the same request. It never panics.
 func (s *Server) probe(ctx context.Context, req *request) (cf counterfactual) {
 	switch {
 	case req.fault != "":
@@ -147,20 +154,48 @@ func (s *Server) probe(ctx context.Context, req *request) (cf counterfactual) {
 	if err != nil {
 		return counterfactual{null: "count_tokens body: " + err.Error()}
 	}
+	prev, first, err := measure.PreviousCountBody(req.body)
+	if err != nil {
+		return counterfactual{null: "count_tokens body: " + err.Error()}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.ProbeTimeout)
 	defer cancel()
-	n, err := s.prober.Count(ctx, req.query, req.header, body)
-	if err != nil {
-		return counterfactual{null: err.Error()}
+	cached := make(chan *int64, 1)
+	switch {
+	case first:
+		cached <- new(int64)
+	default:
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					cached <- nil
+				}
+			}()
+			n, err := s.prober.Count(ctx, req.query, req.header, prev)
+			if err != nil {
+				s.log.Debug("count_tokens on the previous request", "id", req.id, "err", err)
+				cached <- nil
+				return
+			}
+			cached <- &n
+		}()
 	}
-	return counterfactual{tokens: &n}
+	n, err := s.prober.Count(ctx, req.query, req.header, body)
+	cf.cached = <-cached
+	if err != nil {
+		cf.null = err.Error()
+		return cf
+	}
+	cf.tokens = &n
+	return cf
 }
 
 // enqueue makes req its context's latest gated request: its row is written
 // after the row of the one before it (after), and written is closed once
 // its own is. Responses end in any order (the client may send the next
-// request before the previous row is written), but the ledger and the
-// cached counterfactual follow the order the requests arrived in.
+// request before the previous row is written), but one proxy's ledger
+// follows the order the requests arrived in. Nothing else depends on it: a
+// row is computed from its request alone (see probe).
 func (s *Server) enqueue(req *request) (after <-chan struct{}, written chan struct{}) {
 	key := req.context()
 	written = make(chan struct{})
@@ -183,29 +218,6 @@ func (s *Server) dequeue(req *request, written chan struct{}) {
 		delete(s.tails, key)
 	}
 	close(written)
-}
-
-// cached returns the counterfactual a perfect prefix cache would have read
-// for this request: the context's previous counterfactual, 0 for a
-// conversation's first request, nil when unknown. It remembers cf.
-func (s *Server) cached(req *request, cf *int64) *int64 {
-	first := req.fault == "" && req.body.Field("messages").Get("#").Int() == 1
-	key := req.context()
-	s.orderMu.Lock()
-	defer s.orderMu.Unlock()
-	var out *int64
-	if first {
-		out = new(int64)
-	} else if prev, ok := s.previous[key]; ok {
-		out = &prev
-	}
-	if cf != nil {
-		if len(s.previous) >= 10000 {
-			clear(s.previous)
-		}
-		s.previous[key] = *cf
-	}
-	return out
 }
 
 func (s *Server) logConversation(x *exchange, row *ledger.Row, res measure.Result) {

@@ -109,11 +109,9 @@ type Server struct {
 	local                                           map[string]http.HandlerFunc // the proxy's own endpoints (local.go)
 	ready                                           readiness
 
-	// Ledger order: each context's latest recorder, and its last
-	// counterfactual (record.go).
-	orderMu  sync.Mutex
-	tails    map[string]chan struct{} // context → closed when its latest row is written
-	previous map[string]int64         // context → its last counterfactual
+	// Ledger order: each context's latest recorder (record.go).
+	orderMu sync.Mutex
+	tails   map[string]chan struct{} // context → closed when its latest row is written
 }
 
 // NewTransport is the upstream transport: the default one, except that it
@@ -154,7 +152,7 @@ func New(o Options) (*Server, error) {
 		}
 		o.Metrics = m
 	}
-	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, started: time.Now(), previous: map[string]int64{}, tails: map[string]chan struct{}{}}
+	s := &Server{o: o, log: o.Logger, metrics: o.Metrics, started: time.Now(), tails: map[string]chan struct{}{}}
 	s.lastActive.Store(time.Now().UnixNano())
 	s.tokenSum = sha256.Sum256([]byte(o.Token))
 	s.local = s.localEndpoints()

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,12 +324,11 @@ func TestGatedRequestMeasured(t *testing.T) {
 		assert.Equal(t, "identity", r.Projection.Note)
 	}
 	probes := up.requests("/v1/messages/count_tokens")
-	require.Len(t, probes, 2)
+	require.Len(t, probes, 3, "the first request's, and the second's with the conversation as the first sent it")
 	// Each probe runs beside its request; they may reach the upstream in
-	// either order.
-	if strings.Contains(string(probes[0].Body), "go on") {
-		probes[0], probes[1] = probes[1], probes[0]
-	}
+	// any order.
+	sort.SliceStable(probes, func(i, j int) bool { return len(probes[i].Body) < len(probes[j].Body) })
+	assert.Equal(t, probes[0].Body, probes[1].Body, "the second request's cut back to the first is the first's count body")
 	assert.Equal(t, "beta=true", probes[0].RawQuery)
 	assert.Equal(t, "oauth-2025-04-20,context-management-2025-06-27", probes[0].Header.Get("Anthropic-Beta"))
 	assert.Equal(t, "Bearer sk-ant-oat01-SECRETOAUTHTOKEN", probes[0].Header.Get("Authorization"))
@@ -490,15 +490,28 @@ func TestProjectedServeWritesVisibility(t *testing.T) {
 }
 
 // A context's rows follow its requests' order even when the first probe
-// answers last, and each row's cached counterfactual is its predecessor's.
+// answers last; the second row's cached count is the first's count body,
+// read off the second request.
 func TestRowsFollowRequestOrder(t *testing.T) {
 	up := newUpstream(t)
 	release := make(chan struct{})
+	var freed sync.Once
+	free := func() { freed.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the upstream closes, should the test stop early
+	probed := make(chan struct{})
+	var once sync.Once
 	up.setCount(func(w http.ResponseWriter, body []byte) {
-		if !strings.Contains(string(body), "go on") {
+		first := false
+		once.Do(func() { first = true; close(probed) })
+		if first {
 			<-release // the first request's probe answers after the second's row is due
 		}
 		fmt.Fprintf(w, `{"input_tokens":%d}`, len(body))
+	})
+	up.set(func(w http.ResponseWriter, r *http.Request, body []byte) {
+		<-probed // so the first probe to arrive is the first request's
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"id":"msg_1","type":"message","model":"claude-sonnet-4-6","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":1,"output_tokens":1}}`)
 	})
 	p := startProxy(t, up.URL, nil)
 	h := claudeHeaders()
@@ -509,9 +522,9 @@ func TestRowsFollowRequestOrder(t *testing.T) {
 		resp, _ := do(t, rawClient(), "POST", p.URL+"/v1/messages", h, b)
 		require.Equal(t, 200, resp.StatusCode)
 	}
-	require.Eventually(t, func() bool { return len(up.requests("/v1/messages/count_tokens")) == 2 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(up.requests("/v1/messages/count_tokens")) == 3 }, 10*time.Second, 5*time.Millisecond)
 	time.Sleep(50 * time.Millisecond) // room for a wrongly ordered row to be written
-	close(release)
+	free()
 	rows := p.rows(t)
 	require.Len(t, rows, 2)
 	cf := func(b []byte) int64 {
