@@ -66,9 +66,10 @@ type Projection struct {
 
 // NoReread configures the no-reread hook.
 type NoReread struct {
-	Enabled       bool `toml:"enabled" doc:"deny re-reads of unchanged files that are still in the agent's context"`
-	MinTokens     int  `toml:"min_tokens" doc:"a re-read smaller than this many tokens is always allowed"`
-	LoopThreshold int  `toml:"loop_threshold" doc:"an identical command repeated this many times with no edit between is denied on alternate attempts; 0 disables the loop breaker"`
+	Enabled       bool   `toml:"enabled" doc:"deny re-reads of unchanged files that are still in the agent's context"`
+	MinTokens     int    `toml:"min_tokens" doc:"a re-read smaller than this many tokens is always allowed"`
+	LoopThreshold int    `toml:"loop_threshold" doc:"an identical command repeated this many times with no edit between is denied on alternate attempts; 0 disables the loop breaker"`
+	VisibilityURL string `toml:"visibility_url" doc:"base URL of a synaxi-proxyd on another machine to ask for the context's visibility (150 ms, any failure allows the read); empty: the local exports, or ANTHROPIC_BASE_URL when it is not loopback and ANTHROPIC_CUSTOM_HEADERS carries X-Synaxi-Token"`
 }
 
 // StatusLine configures synaxi-statusline.
@@ -305,6 +306,8 @@ func (c *Config) Validate() error {
 		return bad("noreread.min_tokens", "must not be negative")
 	case c.NoReread.LoopThreshold < 0 || c.NoReread.LoopThreshold == 1:
 		return bad("noreread.loop_threshold", "must be 0 (off) or at least 2, not %d", c.NoReread.LoopThreshold)
+	case c.NoReread.VisibilityURL != "" && !validUpstream(c.NoReread.VisibilityURL):
+		return bad("noreread.visibility_url", "must be an http:// or https:// URL with a host (the team proxy), not %q", c.NoReread.VisibilityURL)
 	}
 	if err := c.Guidance.validate(bad); err != nil {
 		return err

@@ -16,7 +16,8 @@ import (
 
 // Build compiles the package in the current directory (a test's working
 // directory is its package's) into a new temporary directory as name,
-// with -trimpath as `make build` builds it. cleanup removes the directory.
+// with -trimpath and CGO_ENABLED=0 as `make build` builds the modules that
+// use it (hooks, learning). cleanup removes the directory.
 func Build(name string) (path string, cleanup func(), err error) {
 	dir, err := os.MkdirTemp("", name+"-test")
 	if err != nil {
@@ -25,6 +26,7 @@ func Build(name string) (path string, cleanup func(), err error) {
 	cleanup = func() { os.RemoveAll(dir) }
 	path = filepath.Join(dir, name)
 	cmd := exec.Command("go", "build", "-trimpath", "-o", path, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -61,6 +61,7 @@ func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) st
 	}
 	s := reads.New(d, cfg.NoReread)
 	s.BaseURL, s.ProjectAll = getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.ProjectAll
+	s.CustomHeaders = getenv("ANTHROPIC_CUSTOM_HEADERS")
 	if mode == "post" {
 		return s.Post(in)
 	}

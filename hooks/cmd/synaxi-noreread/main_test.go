@@ -127,8 +127,9 @@ func TestProcessFailOpen(t *testing.T) {
 }
 
 // TestStaticBinary: the hook starts on every Read and Bash call, so it must
-// not pay for the dynamic loader. Importing net (its cgo resolver) would
-// make it dynamically linked; net/netip and net/url do not.
+// not pay for the dynamic loader. It imports net/http (remote visibility),
+// whose cgo resolver would make a cgo build dynamically linked: `make
+// build`, the release and testbin build it with CGO_ENABLED=0.
 func TestStaticBinary(t *testing.T) {
 	f, err := elf.Open(bin)
 	if err != nil {

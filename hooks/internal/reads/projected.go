@@ -23,7 +23,8 @@ const Worker = "synaxi-worker"
 //
 // Routing is known from ANTHROPIC_BASE_URL in the hook's own environment
 // (Claude Code passes its environment to hooks, the settings' env included,
-// which is how `synaxi install` and `synaxi wrap` route), or from a
+// which is how `synaxi install` and `synaxi wrap` route), from a proxy on
+// another machine the hook asks for visibility (remoteURL), or from a
 // visibility export of this session in the hook's state directory. The
 // proxy's own record is not consulted: a proxy running with another
 // XDG_STATE_HOME leaves it where the hook cannot see it.
@@ -31,7 +32,7 @@ func (s *Store) projected(in *hookio.Input) bool {
 	if !s.ProjectAll && !isWorker(in.AgentType) {
 		return false
 	}
-	if loopback(s.BaseURL) {
+	if loopback(s.BaseURL) || s.remoteURL() != "" {
 		return true
 	}
 	exports, _ := filepath.Glob(filepath.Join(s.Dirs.StatePath("visibility"), visibility.SessionPrefix(in.SessionID)+"*"))

@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -90,6 +91,13 @@ type Store struct {
 	// they say whether a context may be projected (see projected).
 	BaseURL    string
 	ProjectAll bool
+	// CustomHeaders is ANTHROPIC_CUSTOM_HEADERS as the hook process sees
+	// it: sent with a remote visibility call (the team token), and the sign
+	// that a non-loopback base URL is a synaxi proxy (see remoteURL).
+	CustomHeaders string
+	// HTTPClient asks a remote proxy for visibility; nil: the default
+	// client (the call is bounded by RemoteTimeout either way).
+	HTTPClient *http.Client
 }
 
 // New returns a Store with the real clock and estimator.
@@ -252,8 +260,12 @@ func (s *Store) Load(session, agent string) (*Context, error) {
 }
 
 // visibilityFor loads the proxy's export for a context, nil when there is
-// none (the context is not projected) or it cannot be read.
+// none (the context is not projected) or it cannot be read; from the proxy
+// itself when it runs on another machine (remote.go).
 func (s *Store) visibilityFor(session, agent string) *visibility.Export {
+	if base := s.remoteURL(); base != "" {
+		return s.remoteVisibility(base, session, agent)
+	}
 	e, err := visibility.Read(s.Dirs, session, agent)
 	if err != nil {
 		return nil

@@ -22,9 +22,10 @@ import (
 // team token when one is set.
 func (s *Server) localEndpoints() map[string]http.HandlerFunc {
 	return map[string]http.HandlerFunc{
-		"/health":  s.serveHealth,
-		"/readyz":  s.serveReady,
-		"/metrics": s.metrics.Handler().ServeHTTP,
+		"/health":      s.serveHealth,
+		"/readyz":      s.serveReady,
+		"/metrics":     s.metrics.Handler().ServeHTTP,
+		VisibilityPath: s.serveVisibility,
 	}
 }
 
