@@ -138,6 +138,8 @@ type surveyRun struct {
 	dropped           bool // a served request named results the projection dropped
 	visible, evicted  int  // files the last visibility export shows visible and evicted
 	synthetic         bool // a served request re-emitted the world as synthetic exchanges
+	fake              *fakeapi.Server
+	env               *claudecli.Env
 }
 
 func freePort(t *testing.T) int {
@@ -165,6 +167,17 @@ var buildProxyOnce = sync.OnceValues(func() (string, error) {
 // runSurvey runs the real client as the worker, through the real proxy,
 // against the fake upstream.
 func runSurvey(t *testing.T, project, plugin bool) surveyRun {
+	return runSurveyVia(t, project, plugin, nil, nil)
+}
+
+// surveyRoute starts what the client's requests go through to the fake
+// upstream, with the proxy's environment env and serve flags, and returns
+// the base URL the client is given and a log to show on failure.
+type surveyRoute func(t *testing.T, env []string, upstream string, flags []string) (base, logPath string)
+
+// runSurveyVia is runSurvey through route (nil: one synaxi-proxyd), with
+// the fake's agent wrapped by wrap (nil: as it is).
+func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap func(fakeapi.Agent) fakeapi.Agent) surveyRun {
 	env := claudecli.NewEnv(t, "")
 	if plugin {
 		env.InstallPlugin(t)
@@ -172,7 +185,11 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	writeSurveyRepo(t, env.Work)
 	var mu sync.Mutex
 	reads := map[string]int{}
-	fake := fakeapi.New(fakeapi.Options{Agent: surveyAgent(env.Work, reads, &mu)})
+	agent := surveyAgent(env.Work, reads, &mu)
+	if wrap != nil {
+		agent = wrap(agent)
+	}
+	fake := fakeapi.New(fakeapi.Options{Agent: agent})
 	t.Cleanup(fake.Close)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
@@ -181,7 +198,12 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	if !project {
 		flags = append(flags, "--disable-projection")
 	}
-	base, logPath := startProxy(t, append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), fake.URL(), flags...)
+	if route == nil {
+		route = func(t *testing.T, env []string, upstream string, flags []string) (string, string) {
+			return startProxy(t, env, upstream, flags...)
+		}
+	}
+	base, logPath := route(t, append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), fake.URL(), flags)
 	env.BaseURL = base
 
 	body, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "agents", "synaxi-worker.md"))
@@ -205,7 +227,7 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 	logText, _ := os.ReadFile(logPath)
 	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s\nproxy:\n%s", res.Stdout, res.Stderr, logText)
 
-	run := surveyRun{stdout: res.Stdout}
+	run := surveyRun{stdout: res.Stdout, fake: fake, env: env}
 	mu.Lock()
 	for p, n := range reads {
 		if strings.HasSuffix(p, "m01.go") {

@@ -277,18 +277,24 @@ func TestProxyRealClientWorkerMeasured(t *testing.T) {
 	assert.Contains(t, res.Stdout, "a line of notes for the worker", "the worker saw the file through the proxy")
 
 	// The projection may replace the worker's system prompt, so gated
-	// requests are recognised by their count_tokens probe, which carries the
-	// original body with the sentinel.
-	var workerCalls, messages int
+	// requests are recognised by their count_tokens probes, which carry the
+	// original body with the sentinel: one of the whole body, and one of
+	// the body cut back to the request before (the same number of messages
+	// as that one's), so each gated request adds one distinct length.
+	var messages int
+	lengths := map[int]bool{}
 	for _, r := range fake.Requests() {
 		assert.Empty(t, r.Invalid, "%s %s", r.Kind, r.Path)
 		switch {
 		case r.Kind == "count_tokens" && strings.Contains(string(r.Body), "SYNAXI-PROJECTION-WORKER"):
-			workerCalls++
+			var b struct{ Messages []json.RawMessage }
+			require.NoError(t, json.Unmarshal(r.Body, &b))
+			lengths[len(b.Messages)] = true
 		case r.Kind == "messages":
 			messages++
 		}
 	}
+	workerCalls := len(lengths)
 	require.GreaterOrEqual(t, workerCalls, 2, "the worker looped: tool calls, then the answer")
 	assert.GreaterOrEqual(t, messages, workerCalls)
 

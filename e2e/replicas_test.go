@@ -1,0 +1,724 @@
+package e2e
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/e2e/fakeapi"
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/statefile"
+)
+
+// recorder is a recording reverse proxy in front of the load balancer: it
+// keeps each request exactly as Claude Code sent it and the status it was
+// answered with.
+type recorder struct {
+	*httptest.Server
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+type recorded struct {
+	method, path, query string
+	header              http.Header
+	body                []byte
+	status              int
+}
+
+func newRecorder(t *testing.T, target string) *recorder {
+	u, err := url.Parse(target)
+	require.NoError(t, err)
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true
+	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }, Transport: tr, FlushInterval: -1}
+	rec := &recorder{}
+	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec.mu.Lock()
+		i := len(rec.reqs) // in the order they arrived
+		rec.reqs = append(rec.reqs, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body, 0})
+		rec.mu.Unlock()
+		sw := &statusWriter{ResponseWriter: w}
+		rp.ServeHTTP(sw, r)
+		rec.mu.Lock()
+		rec.reqs[i].status = sw.status
+		rec.mu.Unlock()
+	}))
+	t.Cleanup(rec.Close)
+	return rec
+}
+
+func (rec *recorder) requests() []recorded {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return slices.Clone(rec.reqs)
+}
+
+// statusWriter remembers the status a response was written with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ledgerOf reads the ledger under a replica's state dir.
+func ledgerOf(t *testing.T, state string) []ledger.Row {
+	t.Helper()
+	var rows []ledger.Row
+	_, err := statefile.ScanJSONL(filepath.Join(state, "ledger", "ledger.jsonl"), func(line []byte) error {
+		var r ledger.Row
+		if err := json.Unmarshal(line, &r); err != nil {
+			return err
+		}
+		rows = append(rows, r)
+		return nil
+	})
+	require.NoError(t, err)
+	return rows
+}
+
+// needServer returns the path of a server the test starts itself, from a
+// Debian package. Outside CI a missing one skips the test with how to get
+// it; in CI, where .ci/run installs it, it fails the test.
+func needServer(t *testing.T, name, pkg string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	for _, dir := range []string{"/usr/sbin", "/usr/bin"} { // sbin is not on every PATH
+		if p := filepath.Join(dir, name); fileExists(p) {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s not found: .ci/run installs the Debian package %s", name, pkg)
+	}
+	t.Skipf("%s not found: apt-get install %s (CI installs it)", name, pkg)
+	return ""
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// replica is one synaxi-proxyd of a replicated deployment: its own port
+// and its own XDG state, config and cache dirs, so nothing is shared but
+// the upstream.
+type replica struct {
+	name, addr string
+	state      string // its $XDG_STATE_HOME/synaxi
+	args, env  []string
+	logPath    string
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	base int // ledger rows already in its state when this process started
+}
+
+func newReplica(t *testing.T, name string, env []string, upstream string, flags []string) *replica {
+	root := t.TempDir()
+	port := freePort(t)
+	r := &replica{name: name, addr: fmt.Sprintf("127.0.0.1:%d", port), state: filepath.Join(root, "state", "synaxi"),
+		logPath: filepath.Join(root, "proxyd.log")}
+	r.env = append(slices.Clip(env), "XDG_STATE_HOME="+filepath.Join(root, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(root, "config"), "XDG_CACHE_HOME="+filepath.Join(root, "cache"),
+		"SYNAXI_PROXY_REPLICA="+name)
+	r.args = append([]string{"serve", "--listen", r.addr, "--upstream", upstream}, flags...)
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+// start runs the replica and waits for /livez.
+func (r *replica) start() error {
+	bin, err := buildProxyOnce()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(r.logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(bin, r.args...)
+	cmd.Env = r.env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	base, err := ledgerRows(r.state)
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.cmd, r.base = cmd, base
+	r.mu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + r.addr + "/livez"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("replica %s did not answer /livez in 30s", r.name)
+}
+
+// kill ends the replica with SIGKILL: no drain, nothing flushed.
+func (r *replica) kill() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd != nil {
+		_ = r.cmd.Process.Signal(syscall.SIGKILL)
+		_ = r.cmd.Wait()
+		r.cmd = nil
+	}
+}
+
+// stop ends the replica with SIGTERM (its drain) and waits.
+func (r *replica) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cmd == nil {
+		return
+	}
+	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = r.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = r.cmd.Process.Kill()
+		<-done
+	}
+	r.cmd = nil
+}
+
+// health reads the replica's /health.
+func (r *replica) health() (h struct{ Gated, Active int64 }, err error) {
+	resp, err := http.Get("http://" + r.addr + "/health")
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	return h, json.NewDecoder(resp.Body).Decode(&h)
+}
+
+// flushed reports whether every gated request the running process took
+// has its ledger row, and none is in flight. It may run on any goroutine.
+func (r *replica) flushed() bool {
+	h, err := r.health()
+	if err != nil || h.Active != 0 {
+		return false
+	}
+	r.mu.Lock()
+	base := r.base
+	r.mu.Unlock()
+	n, err := ledgerRows(r.state)
+	return err == nil && int64(n) == int64(base)+h.Gated
+}
+
+// ledgerRows counts the rows of the ledger under state (0 when there is
+// none yet).
+func ledgerRows(state string) (int, error) {
+	b, err := os.ReadFile(filepath.Join(state, "ledger", "ledger.jsonl"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return bytes.Count(b, []byte("\n")), err
+}
+
+// servesMetrics reports whether the replica answers /metrics itself in
+// Prometheus' text format (issue 20's part A adds it).
+func (r *replica) servesMetrics() bool {
+	resp, err := http.Get("http://" + r.addr + "/metrics")
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode == 200 && bytes.Contains(b, []byte("# TYPE "))
+}
+
+// startHAProxy runs HAProxy in the foreground on a loopback port,
+// round-robin over the replicas, configured as a team would run it in
+// front of stateless replicas: health checks on /livez, and a request whose
+// connection to a dead replica fails is retried and redispatched to
+// another. It returns the frontend's base URL.
+func startHAProxy(t *testing.T, bin string, reps []*replica) string {
+	port := freePort(t)
+	var servers strings.Builder
+	for _, r := range reps {
+		fmt.Fprintf(&servers, "    server %s %s check inter 300ms fall 1 rise 1\n", r.name, r.addr)
+	}
+	cfg := fmt.Sprintf(`global
+    maxconn 512
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 10m
+    timeout server 10m
+    retries 3
+    option redispatch 1
+    retry-on conn-failure empty-response response-timeout
+
+frontend synaxi
+    bind 127.0.0.1:%d
+    default_backend replicas
+
+backend replicas
+    balance roundrobin
+    option httpchk
+    http-check send meth GET uri /livez
+%s`, port, servers.String())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "haproxy.cfg")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	out, err := exec.Command(bin, "-c", "-f", path).CombinedOutput()
+	require.NoError(t, err, "haproxy -c:\n%s", out)
+	logPath := filepath.Join(dir, "haproxy.log")
+	logf, err := os.Create(logPath)
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "-db", "-f", path)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("haproxy log:\n%s", b)
+		}
+	})
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(base + "/livez")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 20*time.Second, 50*time.Millisecond, "haproxy did not come up")
+	return base
+}
+
+// prometheus is a Prometheus server the test runs, scraping the replicas.
+type prometheus struct{ base string }
+
+func startPrometheus(t *testing.T, bin string, reps []*replica) *prometheus {
+	port := freePort(t)
+	dir := t.TempDir()
+	var targets []string
+	for _, r := range reps {
+		targets = append(targets, strconv.Quote(r.addr))
+	}
+	cfg := fmt.Sprintf("global:\n  scrape_interval: 1s\n  scrape_timeout: 900ms\nscrape_configs:\n"+
+		"  - job_name: synaxi-proxyd\n    static_configs:\n      - targets: [%s]\n", strings.Join(targets, ", "))
+	path := filepath.Join(dir, "prometheus.yml")
+	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
+	logPath := filepath.Join(dir, "prometheus.log")
+	logf, err := os.Create(logPath)
+	require.NoError(t, err)
+	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("prometheus log:\n%s", b)
+		}
+	})
+	p := &prometheus{base: fmt.Sprintf("http://127.0.0.1:%d", port)}
+	require.Eventually(t, func() bool {
+		resp, err := http.Get(p.base + "/-/ready")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}, 60*time.Second, 100*time.Millisecond, "prometheus did not become ready")
+	return p
+}
+
+// sample is one series of an instant query's answer.
+type sample struct {
+	Labels map[string]string
+	Value  float64
+}
+
+// query runs an instant PromQL query at at (zero: now).
+func (p *prometheus) query(q string, at time.Time) ([]sample, error) {
+	v := url.Values{"query": {q}}
+	if !at.IsZero() {
+		v.Set("time", strconv.FormatFloat(float64(at.UnixNano())/1e9, 'f', 3, 64))
+	}
+	resp, err := http.Get(p.base + "/api/v1/query?" + v.Encode())
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		return nil, err
+	}
+	if body.Status != "success" {
+		return nil, fmt.Errorf("prometheus query %q: %s", q, body.Error)
+	}
+	var out []sample
+	for _, r := range body.Data.Result {
+		s, _ := r.Value[1].(string)
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus query %q: value %q", q, s)
+		}
+		out = append(out, sample{r.Metric, f})
+	}
+	return out, nil
+}
+
+// scrapedSince waits until Prometheus holds a successful scrape of every
+// replica taken after since. It may run on any goroutine.
+func (p *prometheus) scrapedSince(since time.Time, reps ...*replica) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		done := true
+		for _, r := range reps {
+			got, err := p.query(fmt.Sprintf(`timestamp(up{instance=%q} == 1)`, r.addr), time.Time{})
+			if err != nil || len(got) != 1 || got[0].Value < float64(since.UnixNano())/1e9 {
+				done = false
+			}
+		}
+		if done {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("prometheus has no scrape of every replica since %s", since.Format(time.RFC3339Nano))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// tokenMetrics are the token series the replicas export (docs/deploy.md),
+// by name and label matchers, each with the ledger field it must sum to
+// over the replicas.
+var tokenMetrics = []struct {
+	name, match string
+	field       func(r *ledger.Row) int64
+}{
+	{"synaxi_tokens_total", `gen_ai_token_type="input"`, func(r *ledger.Row) int64 { return r.Usage.Input }},
+	{"synaxi_tokens_total", `gen_ai_token_type="cache_read"`, func(r *ledger.Row) int64 { return r.Usage.CacheRead }},
+	{"synaxi_tokens_total", `gen_ai_token_type="cache_creation"`, func(r *ledger.Row) int64 { return r.Usage.CacheWrite5m + r.Usage.CacheWrite1h }},
+	{"synaxi_tokens_total", `gen_ai_token_type="output"`, func(r *ledger.Row) int64 { return r.Usage.Output }},
+	{"gen_ai_client_token_usage_sum", `gen_ai_token_type="input"`, func(r *ledger.Row) int64 { return r.Usage.BilledInput() }},
+	{"gen_ai_client_token_usage_sum", `gen_ai_token_type="output"`, func(r *ledger.Row) int64 { return r.Usage.Output }},
+	{"synaxi_counterfactual_tokens_total", "", func(r *ledger.Row) int64 {
+		if r.Counterfactual == nil {
+			return 0
+		}
+		return *r.Counterfactual
+	}},
+	{"synaxi_saved_tokens", "", func(r *ledger.Row) int64 { n, _ := r.Saved(); return n }},
+}
+
+// selector is a metric's series selector, with more matchers.
+func selector(name string, matchers ...string) string {
+	var ms []string
+	for _, m := range matchers {
+		if m != "" {
+			ms = append(ms, m)
+		}
+	}
+	return name + "{" + strings.Join(ms, ",") + "}"
+}
+
+// ledgerTotals folds rows into one summary (every session), with the
+// dollar figure left out: compared apart, summed in another order.
+func ledgerTotals(rows []ledger.Row) (ledger.Summary, float64) {
+	var s ledger.Summary
+	for i := range rows {
+		s.Add(&rows[i])
+	}
+	usd := s.SavedUSD
+	s.SavedUSD, s.Session, s.Updated, s.Model = 0, "", time.Time{}, ""
+	return s, usd
+}
+
+func digests(reqs []*fakeapi.Request) []string {
+	var out []string
+	for _, r := range reqs {
+		out = append(out, fmt.Sprintf("%x", sha256.Sum256(r.Body)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestReplicasBehindHAProxy runs the real client as the worker through
+// HAProxy, round-robin over 3 synaxi-proxyd replicas (each with its own
+// state dirs) against the fake upstream, with Prometheus scraping the
+// replicas. Mid-session one replica with nothing in flight is killed with
+// SIGKILL and, a few requests later, restarted. Then the client's exact
+// requests are replayed, in order, through one fresh replica against a
+// fresh fake upstream, and:
+//   - no request the client sent was broken (every answer 200, no retry);
+//   - the upstream got the same bytes for every request;
+//   - the fake's simulated prompt cache counted the same hits and tokens;
+//   - the ledgers summed over the replicas equal the single run's, to the
+//     token;
+//   - Prometheus' sum over the replicas of each token metric equals the
+//     sum of the same field over their ledgers.
+func TestReplicasBehindHAProxy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real client")
+	}
+	haproxyBin := needServer(t, "haproxy", "haproxy")
+	promBin := needServer(t, "prometheus", "prometheus")
+	_, err := buildProxyOnce()
+	require.NoError(t, err)
+
+	var (
+		reps []*replica
+		tp   *recorder
+		prom *prometheus
+	)
+	route := func(t *testing.T, env []string, upstream string, flags []string) (string, string) {
+		for i := range 3 {
+			r := newReplica(t, fmt.Sprintf("r%d", i), env, upstream, flags)
+			require.NoError(t, r.start())
+			reps = append(reps, r)
+		}
+		lb := startHAProxy(t, haproxyBin, reps)
+		if reps[0].servesMetrics() {
+			prom = startPrometheus(t, promBin, reps)
+		}
+		tp = newRecorder(t, lb)
+		return tp.URL, reps[0].logPath
+	}
+
+	// The kill: at the agent's 10th answer (a request in flight on one
+	// replica), an idle replica whose rows are all written, and scraped, is
+	// killed; at the 14th it is restarted on the same port and state.
+	const killAt, restartAt = 10, 14
+	var (
+		turns    atomic.Int32
+		killed   *replica
+		killTime time.Time
+		faults   []string
+		faultsMu sync.Mutex
+		addFault = func(f string, a ...any) {
+			faultsMu.Lock()
+			faults = append(faults, fmt.Sprintf(f, a...))
+			faultsMu.Unlock()
+		}
+		killState = func() {
+			deadline := time.Now().Add(30 * time.Second)
+			for time.Now().Before(deadline) && killed == nil {
+				for _, r := range reps {
+					if r.flushed() {
+						killed = r
+						break
+					}
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if killed == nil {
+				addFault("no idle replica with every row written to kill")
+				return
+			}
+			if prom != nil {
+				if err := prom.scrapedSince(time.Now(), killed); err != nil {
+					addFault("before the kill: %v", err)
+				}
+			}
+			killTime = time.Now()
+			killed.kill()
+			t.Logf("killed %s (SIGKILL) before the agent's answer %d", killed.name, killAt)
+		}
+	)
+	wrap := func(a fakeapi.Agent) fakeapi.Agent {
+		return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+			switch turns.Add(1) {
+			case killAt:
+				killState()
+			case restartAt:
+				if killed != nil {
+					if err := killed.start(); err != nil {
+						addFault("restart %s: %v", killed.name, err)
+					} else {
+						t.Logf("restarted %s before the agent's answer %d", killed.name, restartAt)
+					}
+				}
+			}
+			return a.Respond(v)
+		})
+	}
+	run := runSurveyVia(t, true, false, route, wrap)
+	require.Empty(t, faults)
+	require.NotNil(t, killed, "a replica was killed mid-session")
+	require.GreaterOrEqual(t, int(turns.Load()), restartAt, "the session outlived the restart")
+	assert.Contains(t, run.stdout, "ALL CHECKS PASS")
+	assert.Zero(t, run.invalid)
+
+	// No request broken: the client got 200 for everything it sent, and
+	// never retried (the SDK numbers its retries).
+	sent := tp.requests()
+	for i, r := range sent {
+		assert.Equal(t, 200, r.status, "request %d %s %s", i, r.method, r.path)
+		if n := r.header.Get("X-Stainless-Retry-Count"); n != "" {
+			assert.Equal(t, "0", n, "request %d was a retry", i)
+		}
+	}
+
+	// Every replica's rows written, then scraped.
+	require.Eventually(t, func() bool {
+		for _, r := range reps {
+			if !r.flushed() {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 100*time.Millisecond, "every replica wrote its rows")
+	flushed := time.Now()
+	var replicated []ledger.Row
+	perReplica := map[string]int{}
+	for _, r := range reps {
+		rows := ledgerOf(t, r.state)
+		perReplica[r.name] = len(rows)
+		replicated = append(replicated, rows...)
+	}
+	t.Logf("ledger rows per replica: %v", perReplica)
+	for name, n := range perReplica {
+		assert.Positive(t, n, "round-robin gave %s a share", name)
+	}
+
+	// The same requests through one replica.
+	var mu sync.Mutex
+	fake2 := fakeapi.New(fakeapi.Options{Agent: surveyAgent(run.env.Work, map[string]int{}, &mu)})
+	t.Cleanup(fake2.Close)
+	single := newReplica(t, "single", run.env.Environ(), fake2.URL(), nil)
+	single.env = append(single.env, fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget))
+	require.NoError(t, single.start())
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 2 * time.Minute}
+	replayed := 0
+	for _, r := range sent {
+		if r.method != http.MethodPost || !strings.HasPrefix(r.path, "/v1/messages") {
+			continue
+		}
+		u := "http://" + single.addr + r.path
+		if r.query != "" {
+			u += "?" + r.query
+		}
+		req, err := http.NewRequest(r.method, u, bytes.NewReader(r.body))
+		require.NoError(t, err)
+		req.Header = r.header.Clone()
+		resp, err := client.Do(req)
+		require.NoError(t, err)
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, "replayed %s", r.path)
+		replayed++
+	}
+	require.Eventually(t, func() bool { return single.flushed() }, 60*time.Second, 100*time.Millisecond)
+	singleRows := ledgerOf(t, single.state)
+
+	// Served bytes.
+	got, want := run.fake.MessagesRequests(), fake2.MessagesRequests()
+	require.Len(t, got, len(want))
+	assert.Equal(t, digests(want), digests(got), "the upstream got the same bytes for every request")
+	// Cache hits.
+	gotCache, wantCache := run.fake.CacheStats(), fake2.CacheStats()
+	t.Logf("simulated cache, 3 replicas: %+v", gotCache)
+	t.Logf("simulated cache, 1 replica:  %+v", wantCache)
+	assert.Equal(t, wantCache, gotCache, "the same prompt cache hits and tokens")
+	// Ledger totals.
+	repSum, repUSD := ledgerTotals(replicated)
+	oneSum, oneUSD := ledgerTotals(singleRows)
+	t.Logf("%d requests replayed; ledger, 3 replicas: %d rows, counterfactual %d, saved %d tokens, $%.4f; 1 replica: %d rows, counterfactual %d, saved %d tokens, $%.4f",
+		replayed, len(replicated), repSum.Counterfactual, repSum.SavedTokens, repUSD, len(singleRows), oneSum.Counterfactual, oneSum.SavedTokens, oneUSD)
+	assert.Positive(t, oneSum.Projected, "the projection engaged")
+	assert.Equal(t, oneSum, repSum, "ledger totals summed over the replicas equal one replica's, to the token")
+	assert.InDelta(t, oneUSD, repUSD, 1e-9, "saved dollars")
+
+	// Prometheus: the sum over the replicas of each token metric, the
+	// killed replica's counters before its death included, equals the
+	// sum of the ledgers.
+	t.Run("prometheus", func(t *testing.T) {
+		if prom == nil {
+			t.Skip("synaxi-proxyd answers no /metrics of its own yet (issue 20, part A)")
+		}
+		require.NoError(t, prom.scrapedSince(flushed, reps...))
+		for _, m := range tokenMetrics {
+			var want int64
+			for i := range replicated {
+				want += m.field(&replicated[i])
+			}
+			now, err := prom.query(selector(m.name, m.match), time.Time{})
+			require.NoError(t, err)
+			require.NotEmpty(t, now, "%s: no series scraped", selector(m.name, m.match))
+			before, err := prom.query(selector(m.name, m.match, fmt.Sprintf("instance=%q", killed.addr)), killTime)
+			require.NoError(t, err)
+			var sum float64
+			for _, s := range append(now, before...) {
+				sum += s.Value
+			}
+			t.Logf("%s: %.0f over the replicas, %d in the ledgers", selector(m.name, m.match), sum, want)
+			assert.Equal(t, float64(want), sum, "%s summed over the replicas (and %s before its kill)", selector(m.name, m.match), killed.name)
+		}
+	})
+}
