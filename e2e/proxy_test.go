@@ -177,15 +177,7 @@ func readLedger(t *testing.T, e *claudecli.Env) []ledger.Row {
 
 func readLedgerIn(t *testing.T, stateDir string) []ledger.Row {
 	t.Helper()
-	var rows []ledger.Row
-	_, err := statefile.ScanJSONL(filepath.Join(stateDir, "ledger", "ledger.jsonl"), func(line []byte) error {
-		var r ledger.Row
-		if err := json.Unmarshal(line, &r); err != nil {
-			return err
-		}
-		rows = append(rows, r)
-		return nil
-	})
+	rows, err := ledger.Rows(xdg.Dirs{State: stateDir})
 	require.NoError(t, err)
 	return rows
 }

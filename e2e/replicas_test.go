@@ -29,7 +29,7 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/fakeapi"
 	"github.com/synaxi/synaxi/internal/ledger"
-	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // recorder is a recording reverse proxy in front of the load balancer: it
@@ -103,15 +103,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // ledgerOf reads the ledger under a replica's state dir.
 func ledgerOf(t *testing.T, state string) []ledger.Row {
 	t.Helper()
-	var rows []ledger.Row
-	_, err := statefile.ScanJSONL(filepath.Join(state, "ledger", "ledger.jsonl"), func(line []byte) error {
-		var r ledger.Row
-		if err := json.Unmarshal(line, &r); err != nil {
-			return err
-		}
-		rows = append(rows, r)
-		return nil
-	})
+	rows, err := ledger.Rows(xdg.Dirs{State: state})
 	require.NoError(t, err)
 	return rows
 }
@@ -318,10 +310,20 @@ backend replicas
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
 	out, err := exec.Command(bin, "-c", "-f", path).CombinedOutput()
 	require.NoError(t, err, "haproxy -c:\n%s", out)
-	logPath := filepath.Join(dir, "haproxy.log")
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	runServer(t, dir, base+"/livez", bin, "-db", "-f", path)
+	return base
+}
+
+// runServer runs a server the test needs in the foreground, its output in
+// dir (shown if the test fails), until the test ends, and waits until
+// ready answers 200.
+func runServer(t *testing.T, dir, ready, bin string, args ...string) {
+	name := filepath.Base(bin)
+	logPath := filepath.Join(dir, name+".log")
 	logf, err := os.Create(logPath)
 	require.NoError(t, err)
-	cmd := exec.Command(bin, "-db", "-f", path)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -330,19 +332,17 @@ backend replicas
 		logf.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logPath)
-			t.Logf("haproxy log:\n%s", b)
+			t.Logf("%s log:\n%s", name, b)
 		}
 	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	require.Eventually(t, func() bool {
-		resp, err := http.Get(base + "/livez")
+		resp, err := http.Get(ready)
 		if err != nil {
 			return false
 		}
 		resp.Body.Close()
 		return resp.StatusCode == 200
-	}, 20*time.Second, 50*time.Millisecond, "haproxy did not come up")
-	return base
+	}, 60*time.Second, 50*time.Millisecond, "%s did not become ready", name)
 }
 
 // prometheus is a Prometheus server the test runs, scraping the replicas.
@@ -359,31 +359,9 @@ func startPrometheus(t *testing.T, bin string, reps []*replica) *prometheus {
 		"  - job_name: synaxi-proxyd\n    static_configs:\n      - targets: [%s]\n", strings.Join(targets, ", "))
 	path := filepath.Join(dir, "prometheus.yml")
 	require.NoError(t, os.WriteFile(path, []byte(cfg), 0o600))
-	logPath := filepath.Join(dir, "prometheus.log")
-	logf, err := os.Create(logPath)
-	require.NoError(t, err)
-	cmd := exec.Command(bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		logf.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("prometheus log:\n%s", b)
-		}
-	})
 	p := &prometheus{base: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	require.Eventually(t, func() bool {
-		resp, err := http.Get(p.base + "/-/ready")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == 200
-	}, 60*time.Second, 100*time.Millisecond, "prometheus did not become ready")
+	runServer(t, dir, p.base+"/-/ready", bin, "--config.file="+path, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--log.level=warn")
 	return p
 }
 

@@ -14,6 +14,7 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -192,6 +193,24 @@ func Record(d xdg.Dirs, r *Row) error {
 		s.Add(r)
 		return nil
 	})
+}
+
+// Rows reads every row of the ledger in the order they were written; a row
+// that does not decode is an error naming its line. No ledger yet is no
+// rows.
+func Rows(d xdg.Dirs) ([]Row, error) {
+	var rows []Row
+	n := 0
+	_, err := statefile.ScanJSONL(Path(d), func(line []byte) error {
+		n++
+		var r Row
+		if err := json.Unmarshal(line, &r); err != nil {
+			return fmt.Errorf("ledger row %d: %w", n, err)
+		}
+		rows = append(rows, r)
+		return nil
+	})
+	return rows, err
 }
 
 // ReadSummary loads a session's summary; errors.Is(err, fs.ErrNotExist) when

@@ -134,3 +134,24 @@ func TestRecordAppendsAndSummarises(t *testing.T) {
 	require.Len(t, all, 1)
 	assert.Equal(t, "sess/1", all[0].Session)
 }
+
+func TestRows(t *testing.T) {
+	d := xdg.Dirs{State: t.TempDir()}
+	rows, err := Rows(d)
+	require.NoError(t, err)
+	assert.Empty(t, rows, "no ledger yet")
+	cf := int64(100)
+	for _, id := range []string{"req_a", "req_b"} {
+		require.NoError(t, Record(d, &Row{ID: id, Session: "s", Status: 200, Counterfactual: &cf}))
+	}
+	rows, err = Rows(d)
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	assert.Equal(t, "req_a", rows[0].ID)
+	assert.Equal(t, "req_b", rows[1].ID)
+	assert.Equal(t, int64(100), *rows[1].Counterfactual)
+
+	require.NoError(t, statefile.AppendJSONL(Path(d), []int{1}))
+	_, err = Rows(d)
+	require.ErrorContains(t, err, "ledger row 3")
+}
