@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,53 +18,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/e2e"
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
-
-// tapped is one request as Claude Code sent it, recorded before the proxy.
-type tapped struct {
-	Method, Path, RawQuery string
-	Header                 http.Header
-	Body                   []byte
-}
-
-// tap is a recording reverse proxy in front of synaxi-proxyd: it keeps the
-// exact bytes Claude Code sent, so the test can compare them with what the
-// fake upstream received behind the proxy.
-type tap struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []tapped
-}
-
-func newTap(t *testing.T, target string) *tap {
-	u, err := url.Parse(target)
-	require.NoError(t, err)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DisableCompression = true
-	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }, Transport: tr, FlushInterval: -1}
-	tp := &tap{}
-	tp.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		tp.mu.Lock()
-		tp.reqs = append(tp.reqs, tapped{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body})
-		tp.mu.Unlock()
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rp.ServeHTTP(w, r)
-	}))
-	t.Cleanup(tp.Close)
-	return tp
-}
-
-func (tp *tap) requests() []tapped {
-	tp.mu.Lock()
-	defer tp.mu.Unlock()
-	return append([]tapped(nil), tp.reqs...)
-}
 
 var (
 	proxydOnce sync.Once
@@ -198,7 +155,7 @@ func TestProxyRealClientPassThrough(t *testing.T) {
 	t.Cleanup(fake.Close)
 	e := claudecli.NewEnv(t, "")
 	p := startProxyd(t, e, fake.URL())
-	tp := newTap(t, p.URL)
+	tp := e2e.NewTap(t, p.URL)
 	e.BaseURL = tp.URL
 
 	// Non-ASCII file content travels in tool results through the proxy.
@@ -211,7 +168,7 @@ func TestProxyRealClientPassThrough(t *testing.T) {
 	require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
 	assert.Contains(t, res.Stdout, "σύναξη — first line", "the streamed answer reached the client")
 
-	sent := tp.requests()
+	sent := tp.Requests()
 	got := fake.Requests()
 	require.NotEmpty(t, sent)
 	require.Len(t, got, len(sent), "every request reached the upstream, and nothing else did")

@@ -9,8 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"os/exec"
@@ -31,74 +29,6 @@ import (
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
-
-// recorder is a recording reverse proxy in front of the load balancer: it
-// keeps each request exactly as Claude Code sent it and the status it was
-// answered with.
-type recorder struct {
-	*httptest.Server
-	mu   sync.Mutex
-	reqs []recorded
-}
-
-type recorded struct {
-	method, path, query string
-	header              http.Header
-	body                []byte
-	status              int
-}
-
-func newRecorder(t *testing.T, target string) *recorder {
-	u, err := url.Parse(target)
-	require.NoError(t, err)
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DisableCompression = true
-	rp := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) { pr.SetURL(u) }, Transport: tr, FlushInterval: -1}
-	rec := &recorder{}
-	rec.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		rec.mu.Lock()
-		i := len(rec.reqs) // in the order they arrived
-		rec.reqs = append(rec.reqs, recorded{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), body, 0})
-		rec.mu.Unlock()
-		sw := &statusWriter{ResponseWriter: w}
-		rp.ServeHTTP(sw, r)
-		rec.mu.Lock()
-		rec.reqs[i].status = sw.status
-		rec.mu.Unlock()
-	}))
-	t.Cleanup(rec.Close)
-	return rec
-}
-
-func (rec *recorder) requests() []recorded {
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	return slices.Clone(rec.reqs)
-}
-
-// statusWriter remembers the status a response was written with.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ledgerOf reads the ledger under a replica's state dir.
 func ledgerOf(t *testing.T, state string) []ledger.Row {
@@ -511,7 +441,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 
 	var (
 		reps []*replica
-		tp   *recorder
+		tp   *Tap
 		prom *prometheus
 	)
 	route := func(t *testing.T, env []string, upstream string, flags []string) (string, string) {
@@ -523,7 +453,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 		lb := startHAProxy(t, haproxyBin, reps)
 		require.True(t, reps[0].servesMetrics(), "synaxi-proxyd answers /metrics in Prometheus' text format")
 		prom = startPrometheus(t, promBin, reps)
-		tp = newRecorder(t, lb)
+		tp = NewTap(t, lb)
 		return tp.URL, reps[0].logPath
 	}
 
@@ -591,10 +521,10 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 
 	// No request broken: the client got 200 for everything it sent, and
 	// never retried (the SDK numbers its retries).
-	sent := tp.requests()
+	sent := tp.Requests()
 	for i, r := range sent {
-		assert.Equal(t, 200, r.status, "request %d %s %s", i, r.method, r.path)
-		if n := r.header.Get("X-Stainless-Retry-Count"); n != "" {
+		assert.Equal(t, 200, r.Status, "request %d %s %s", i, r.Method, r.Path)
+		if n := r.Header.Get("X-Stainless-Retry-Count"); n != "" {
 			assert.Equal(t, "0", n, "request %d was a retry", i)
 		}
 	}
@@ -631,22 +561,22 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 2 * time.Minute}
 	replayed := 0
 	for _, r := range sent {
-		if r.method != http.MethodPost || !strings.HasPrefix(r.path, "/v1/messages") {
+		if r.Method != http.MethodPost || !strings.HasPrefix(r.Path, "/v1/messages") {
 			continue
 		}
-		u := "http://" + single.addr + r.path
-		if r.query != "" {
-			u += "?" + r.query
+		u := "http://" + single.addr + r.Path
+		if r.RawQuery != "" {
+			u += "?" + r.RawQuery
 		}
-		req, err := http.NewRequest(r.method, u, bytes.NewReader(r.body))
+		req, err := http.NewRequest(r.Method, u, bytes.NewReader(r.Body))
 		require.NoError(t, err)
-		req.Header = r.header.Clone()
+		req.Header = r.Header.Clone()
 		resp, err := client.Do(req)
 		require.NoError(t, err)
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		require.NoError(t, err)
-		require.Equal(t, 200, resp.StatusCode, "replayed %s", r.path)
+		require.Equal(t, 200, resp.StatusCode, "replayed %s", r.Path)
 		replayed++
 	}
 	require.Eventually(t, func() bool { return single.flushed() }, 60*time.Second, 100*time.Millisecond)
