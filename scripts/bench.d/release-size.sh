@@ -89,7 +89,7 @@ for spec in "gzip -n -6|gzip -dc" "gzip -n -9|gzip -dc" "xz -6 -T1|xz -dc" "xz -
 done
 echo
 echo "Measured by \`scripts/bench.d/release-size.sh\`: the same build flags as \`scripts/release.sh\`"
-echo "(cgo and a static link for synaxi-mapgen and synaxi-mcp, whose tree-sitter grammars are most"
-echo "of the size), each variant changing one thing. Sizes are bytes / 10^6. The launcher extracts"
+echo "(cgo and a static link for synaxi-mapgen and synaxi-mcp, which both carry the tree-sitter"
+echo "grammars), each variant changing one thing. Sizes are bytes / 10^6. The launcher extracts"
 echo "with \`tar -xzf\`, so a release stays .tar.gz; CPU times are from \`/usr/bin/time\`, one run each,"
 echo "on a shared machine. Only this machine's platform is measured."
