@@ -188,7 +188,7 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 	// data (its launcher's downloads), synaxi's state and what its
 	// learning loop keeps (the profile, published guidance: uninstall
 	// keeps them by design).
-	volatile := []string{".claude/projects", ".claude.json", ".claude/todos", ".claude/statsig", ".claude/shell-snapshots",
+	volatile := []string{".claude/projects", ".claude.json", ".claude.json.lock", ".claude/todos", ".claude/statsig", ".claude/shell-snapshots",
 		".claude/debug", ".claude/session-env", ".claude/history.jsonl", ".claude/file-history", ".claude/sessions",
 		".claude/plugins/store", ".claude/backups", ".claude/.last-cleanup", ".claude/plugins/cache/synaxi/synaxi/" + rig.Release.Version + "/.in_use",
 		".claude/plugins/data", ".local/state", ".cache", ".local/share/synaxi/profile", ".local/share/synaxi/guidance"}

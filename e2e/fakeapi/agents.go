@@ -115,7 +115,11 @@ func SetupAgent() Agent {
 			return cs[len(cs)-1], true
 		}
 		run := func(key string) Reply {
-			return Reply{Text: "Running " + key + ".", ToolUses: []ToolUse{{Name: "Bash", Input: map[string]any{"command": cmds[key], "description": "synaxi " + key}}}}
+			in := map[string]any{"command": cmds[key], "description": "synaxi " + key}
+			if key == "savings --replay" {
+				in["timeout"] = 600000 // as the skill asks: the replay can take minutes
+			}
+			return Reply{Text: "Running " + key + ".", ToolUses: []ToolUse{{Name: "Bash", Input: in}}}
 		}
 		if c, ok := last("install --route"); ok {
 			if c.IsError {
