@@ -32,8 +32,12 @@ func Profile(d xdg.Dirs, project, query string, renderChars int) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("cannot read the published guidance: %v", err)
 	}
+	waiting := ""
+	if n := len(p.Candidates(project)); n > 0 {
+		waiting = fmt.Sprintf("%d learned rule(s) wait for the user's review and are not applied yet: /synaxi:review (review_candidates) puts them to the user.\n", n)
+	}
 	if g == nil {
-		return fmt.Sprintf("synaxi has learned nothing for %s yet (profile v%d): guidance comes from corrections and preferences in finished sessions.\n", project, p.Version), nil
+		return fmt.Sprintf("synaxi has learned nothing for %s yet that the user accepted (profile v%d): guidance comes from corrections and preferences in finished sessions, once the user accepts them.\n", project, p.Version) + waiting, nil
 	}
 	words := strings.Fields(strings.ToLower(query))
 	byID := map[string]store.Entry{}
@@ -92,6 +96,9 @@ func Profile(d xdg.Dirs, project, query string, renderChars int) (string, error)
 				}
 			}
 		}
+	}
+	if waiting != "" {
+		b.WriteString("\n" + waiting)
 	}
 	return b.String(), nil
 }

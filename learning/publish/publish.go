@@ -40,6 +40,10 @@ type Narrative struct {
 	Key       string    `json:"key"`
 	Published time.Time `json:"published"`
 	Guidance  *Guidance `json:"guidance"`
+	// ConfirmedOnly marks a narrative made from confirmed entries only. A
+	// narrative written before the lifecycle lacks it and is never served:
+	// it may carry entries the user has not accepted.
+	ConfirmedOnly bool `json:"confirmed_only"`
 }
 
 // NarrativeKey names the narrative of a project ("" for global-only).
@@ -158,7 +162,7 @@ func publishProfile(ctx context.Context, d xdg.Dirs, cfg config.Guidance, writer
 			if !g.Empty() && cfg.SessionStart {
 				// The journal's lock covers the narratives: no sidecar
 				// lock of their own.
-				data, err := json.Marshal(&Narrative{Key: key, Published: ops.now.UTC(), Guidance: g})
+				data, err := json.Marshal(&Narrative{Key: key, Published: ops.now.UTC(), Guidance: g, ConfirmedOnly: true})
 				if err != nil {
 					return fmt.Errorf("encode narrative: %w", err)
 				}
@@ -324,7 +328,7 @@ func Current(d xdg.Dirs, project string) (*Guidance, error) {
 	// project has no entries of its own.
 	for _, key := range []string{NarrativeKey(project), NarrativeKey("")} {
 		var n Narrative
-		if statefile.ReadJSON(NarrativePath(d, key), &n) == nil && n.Guidance != nil &&
+		if statefile.ReadJSON(NarrativePath(d, key), &n) == nil && n.Guidance != nil && n.ConfirmedOnly &&
 			n.Guidance.ProfileVersion == version && (n.Guidance.Project == project || n.Guidance.Project == "") {
 			return n.Guidance, nil
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/mcptool"
 	"github.com/synaxi/synaxi/learning/publish"
@@ -102,6 +103,20 @@ func TestOnlyConfirmedEntriesArePublished(t *testing.T) {
 			assert.NotContains(t, strings.ToLower(text), word, "%s publishes an entry that is not confirmed", where)
 		}
 	}
+
+	// A narrative written before the lifecycle (no confirmed_only) at the
+	// current version may hold unaccepted entries: it is not served.
+	path := publish.NarrativePath(d, publish.NarrativeKey(project))
+	var n publish.Narrative
+	require.NoError(t, statefile.ReadJSON(path, &n))
+	require.True(t, n.ConfirmedOnly)
+	n.ConfirmedOnly = false
+	n.Guidance.Guards = append(n.Guidance.Guards, publish.Item{Kind: publish.Always, Text: "ALWAYS run zanzibar lint before pushing.", Cites: []string{candidate.ID}})
+	require.NoError(t, statefile.WriteJSON(path, &n))
+	text, err := publish.ForSession(d, cfg, project)
+	require.NoError(t, err)
+	assert.Contains(t, text, "protobuf")
+	assert.NotContains(t, strings.ToLower(text), "zanzibar", "an old narrative is not served")
 
 	_, err = s.Decide(candidate.ID, store.Decision{Verdict: store.Accept})
 	require.NoError(t, err)

@@ -68,6 +68,11 @@ func TestReviewTools(t *testing.T) {
 	})
 	require.NoError(t, err)
 
+	prof := resultText(callProfile(t, root, nil))
+	assert.Contains(t, prof, "nothing for "+publish.ProjectRoot(repo)+" yet that the user accepted")
+	assert.Contains(t, prof, "2 learned rule(s) wait for the user's review", "the profile tool says candidates wait")
+	assert.NotContains(t, prof, "mock the database", "never their text")
+
 	text := resultText(call(t, list, ReviewCandidates, nil))
 	assert.Contains(t, text, "2 candidate(s) wait for the user's decision")
 	assert.Contains(t, text, "["+mockID+"] don't mock the database")
