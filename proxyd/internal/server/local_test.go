@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -92,4 +95,34 @@ func TestReadyz(t *testing.T) {
 	resp, body = do(t, rawClient(), "GET", dead.URL+"/readyz", nil, nil)
 	assert.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
 	assert.Contains(t, string(body), "upstream 127.0.0.1:1 unreachable")
+}
+
+// Scrapes and probes are not activity: an idle proxy scraped every few
+// milliseconds still exits after proxy.idle_exit.
+func TestLocalEndpointsDoNotHoldOffIdleExit(t *testing.T) {
+	up := newUpstream(t)
+	u := startProxy(t, up.URL, nil) // for its Dirs only
+	s, err := server.New(server.Options{Upstream: mustURL(up.URL), Dirs: u.Dirs, IdleExit: 200 * time.Millisecond})
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(context.Background(), ln) }()
+	c := rawClient()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			return
+		case <-deadline:
+			t.Fatal("a scraped idle proxy never exits")
+		case <-time.After(20 * time.Millisecond):
+			for _, path := range []string{"/metrics", "/livez", "/readyz", "/health"} {
+				if resp, err := c.Get("http://" + ln.Addr().String() + path); err == nil {
+					resp.Body.Close()
+				}
+			}
+		}
+	}
 }
