@@ -11,7 +11,7 @@
 //	synaxi status
 //	synaxi doctor [--claude PATH] [--proxy URL [--token-file FILE]]
 //	synaxi savings [--session ID] [--json]
-//	synaxi savings --replay [--sessions N] [--json]
+//	synaxi savings --replay [--sessions N] [--max-mb N] [--json]
 //	synaxi report [--out FILE]
 //	synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]
 //	synaxi profile show|export [--json]|history|rollback [VERSION]|edit ID TEXT…|forget ID|exclude ID|include ID|reset
@@ -223,11 +223,12 @@ func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	asJSON := fs.Bool("json", false, "print JSON")
 	replay := fs.Bool("replay", false, "replay your recent Claude Code sessions through the projection (nothing is sent anywhere)")
 	sessions := fs.Int("sessions", 10, "with --replay: how many of the newest sessions (each with its subagents)")
+	maxMB := fs.Int("max-mb", 32, "with --replay: leave out transcripts larger than this many MB (0: none)")
 	if fs.Parse(args) != nil {
 		return 2
 	}
 	if *replay {
-		return runReplay(ctx, *sessions, *asJSON, stdout, stderr)
+		return runReplay(ctx, *sessions, int64(*maxMB)<<20, *asJSON, stdout, stderr)
 	}
 	rows, skipped, err := savings.Load(xdg.Resolve())
 	if err != nil {
@@ -288,7 +289,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 // runReplay is `synaxi savings --replay`: the replay engine of the
 // synaxi-proxyd beside this synaxi (or the stable one) over the user's own
 // recent transcripts, with a progress bar on a terminal.
-func runReplay(ctx context.Context, sessions int, asJSON bool, stdout, stderr io.Writer) int {
+func runReplay(ctx context.Context, sessions int, maxBytes int64, asJSON bool, stdout, stderr io.Writer) int {
 	if sessions < 1 {
 		fmt.Fprintln(stderr, "synaxi savings: --sessions must be at least 1")
 		return 2
@@ -296,6 +297,7 @@ func runReplay(ctx context.Context, sessions int, asJSON bool, stdout, stderr io
 	o := savings.ReplayOptions{
 		Projects: xdg.ClaudeProjects(os.Getenv),
 		Sessions: sessions,
+		MaxBytes: maxBytes,
 		Proxyd:   setup.ProxyBin(xdg.Resolve()),
 	}
 	if isTerminal(stderr) {
@@ -313,7 +315,7 @@ func runReplay(ctx context.Context, sessions int, asJSON bool, stdout, stderr io
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if len(rep.Failed) == len(rep.Conversations) {
+	if len(rep.Failed) > 0 && len(rep.Failed) == len(rep.Conversations) {
 		fmt.Fprintf(stderr, "synaxi savings: no conversation could be replayed (see above); check `%s replay --help` runs\n", o.Proxyd)
 		return 1
 	}

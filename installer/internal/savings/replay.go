@@ -30,6 +30,11 @@ type ReplayOptions struct {
 	Sessions int    // the newest this many main sessions, each with its subagents
 	Proxyd   string // the synaxi-proxyd to run `replay --json` with
 	Env      []string
+	// MaxBytes, when positive, leaves out transcripts larger than this
+	// (named in ReplayReport.Skipped): the replay reads about 1.3 MB of
+	// transcript per CPU second, so one huge session would hold up the
+	// answer for minutes.
+	MaxBytes int64
 	// Progress, when set, receives a progress bar (a terminal).
 	Progress io.Writer
 }
@@ -52,7 +57,8 @@ type Conversation struct {
 	// and how many stopping points cost more with the projection.
 	WorstStop     float64 `json:"worst_stop_billed_reduction"`
 	CostlierStops int     `json:"costlier_stops"`
-	Err           string  `json:"error,omitempty"` // why it could not be replayed
+	Err           string  `json:"error,omitempty"`   // why it could not be replayed
+	Skipped       string  `json:"skipped,omitempty"` // why it was not replayed (ReplayOptions.MaxBytes)
 }
 
 // Spread is the median and worst of a column over the conversations the
@@ -72,6 +78,7 @@ type ReplayReport struct {
 	Touched       int             `json:"touched"`
 	Untouched     []string        `json:"untouched"` // names, served as sent
 	Failed        []string        `json:"failed"`    // names, see Conversation.Err
+	Skipped       []string        `json:"skipped"`   // names, see Conversation.Skipped
 	// Over the touched conversations.
 	Billed      *Spread `json:"billed_reduction,omitempty"`
 	WithRereads *Spread `json:"billed_reduction_with_rereads,omitempty"`
@@ -143,7 +150,13 @@ func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c := replayOne(ctx, o, p)
+		var c *Conversation
+		if fi, err := os.Stat(p); err == nil && o.MaxBytes > 0 && fi.Size() > o.MaxBytes {
+			c = &Conversation{Path: p, Name: conversationName(p),
+				Skipped: fmt.Sprintf("%.1f MB, over the %.0f MB limit (--max-mb)", float64(fi.Size())/(1<<20), float64(o.MaxBytes)/(1<<20))}
+		} else {
+			c = replayOne(ctx, o, p)
+		}
 		rep.Conversations = append(rep.Conversations, c)
 		if bar != nil {
 			if fi, err := os.Stat(p); err == nil {
@@ -208,10 +221,13 @@ func replayOne(ctx context.Context, o ReplayOptions, path string) *Conversation 
 // fold computes the totals, the spreads over touched conversations, and
 // the lists of untouched and failed ones.
 func (r *ReplayReport) fold() {
-	r.Untouched, r.Failed = []string{}, []string{}
+	r.Untouched, r.Failed, r.Skipped = []string{}, []string{}, []string{}
 	var touched []*Conversation
 	for _, c := range r.Conversations {
 		switch {
+		case c.Skipped != "":
+			r.Skipped = append(r.Skipped, c.Name)
+			continue
 		case c.Err != "":
 			r.Failed = append(r.Failed, c.Name)
 			continue
@@ -299,7 +315,10 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\nnot touched (%d; too short for the projection to engage, served as sent): %s\n", len(r.Untouched), strings.Join(r.Untouched, ", "))
 	}
 	for _, c := range r.Conversations {
-		if c.Err != "" {
+		switch {
+		case c.Skipped != "":
+			fmt.Fprintf(w, "not replayed %s: %s\n", c.Name, c.Skipped)
+		case c.Err != "":
 			fmt.Fprintf(w, "could not replay %s: %s\n", c.Name, c.Err)
 		}
 	}

@@ -113,6 +113,20 @@ func TestReplay(t *testing.T) {
 	golden(t, "replay.golden", out)
 }
 
+// TestReplayMaxBytes: a transcript over the limit is named, not replayed,
+// and counts in no figure.
+func TestReplayMaxBytes(t *testing.T) {
+	projects, proxyd := projectsTree(t)
+	rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 1, Proxyd: proxyd, MaxBytes: 100})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"33333333"}, rep.Skipped)
+	assert.Zero(t, rep.Touched)
+	assert.Zero(t, rep.BaselineBilled)
+	var text bytes.Buffer
+	require.NoError(t, rep.WriteText(&text))
+	assert.Contains(t, text.String(), "not replayed 33333333: 0.0 MB, over the 0 MB limit (--max-mb)")
+}
+
 func TestReplayNothingTouched(t *testing.T) {
 	projects, proxyd := projectsTree(t)
 	rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 10, Proxyd: filepath.Join(filepath.Dir(proxyd), "missing")})
