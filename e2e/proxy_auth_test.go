@@ -25,8 +25,8 @@ import (
 // address beyond loopback without a team token; with one, the real Claude
 // Code client without the token gets 401 and nothing reaches the upstream,
 // and with the token in ANTHROPIC_CUSTOM_HEADERS it works, the upstream
-// never sees the token, and no log or state file holds it or the client's
-// key.
+// never sees the token, and no log or state file holds it; `synaxi doctor
+// --proxy` checks it from the outside.
 func TestProxyTeamTokenRealClient(t *testing.T) {
 	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.DemoAgent()})
 	t.Cleanup(fake.Close)
@@ -100,6 +100,24 @@ func TestProxyTeamTokenRealClient(t *testing.T) {
 		assert.Empty(t, r.Header.Values("X-Synaxi-Token"), "%s %s carried the team token upstream", r.Method, r.Path)
 		assert.Equal(t, "test", r.Header.Get("X-Api-Key"), "the client's key is forwarded")
 	}
+
+	// synaxi doctor --proxy checks it from the outside: with the token every
+	// check passes; without one the token check fails and says how to fix it.
+	require.NoError(t, claudecli.BuildPlugin())
+	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
+	res, err = e.RunProgram(ctx, synaxi, "doctor", "--proxy", url, "--token-file", tokenFile)
+	require.NoError(t, err)
+	assert.Equal(t, 0, res.ExitCode, "%s%s", res.Stdout, res.Stderr)
+	for _, want := range []string{"[ok  ] proxy answers", "[ok  ] team token: required, and the token from " + tokenFile + " is accepted", "[ok  ] upstream reachable", "[ok  ] metrics"} {
+		assert.Contains(t, res.Stdout, want)
+	}
+	e.Vars = nil
+	res, err = e.RunProgram(ctx, synaxi, "doctor", "--proxy", url)
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.ExitCode, res.Stdout)
+	assert.Contains(t, res.Stdout, "[FAIL] team token: the proxy asks for a team token")
+	assert.NotContains(t, res.Stdout, token)
+
 	_ = cmd.Process.Signal(os.Interrupt)
 	_ = cmd.Wait()
 
