@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -100,4 +101,28 @@ func TestNoticeOncePerDayNeverTheText(t *testing.T) {
 	line, err = Notice(e.Dirs, "/a", day.Add(72*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, line, "nothing waits")
+}
+
+// The notice's quick count agrees with Profile.Candidates, old entries
+// without a state included.
+func TestWaitingCountsAsCandidates(t *testing.T) {
+	e, s := rig(t)
+	l, _ := Load(s, "/a")
+	_, err := s.Decide(l.Candidates[1].ID, store.Decision{Verdict: store.Accept})
+	require.NoError(t, err)
+	_, err = s.Update("global", func(p *store.Profile) error {
+		store.Merge(p, store.Batch{Session: "s3", At: t0, Observations: []store.Observation{
+			obs(store.Communication, "keep answers short", "s3", "keep answers short", "")}})
+		return nil
+	})
+	require.NoError(t, err)
+	data, err := os.ReadFile(e.Store().Path())
+	require.NoError(t, err)
+	p, err := s.Load()
+	require.NoError(t, err)
+	for _, project := range []string{"/a", "/b", "/elsewhere"} {
+		assert.Equal(t, len(p.Candidates(project)), waiting(data, project), project)
+	}
+	old := []byte(`{"entries":[{"id":"x","scope":"project","project":"/a"},{"id":"y","scope":"global"},{"id":"z","scope":"project","project":"/b","state":"confirmed"}]}`)
+	assert.Equal(t, 2, waiting(old, "/a"), "entries from before the lifecycle are candidates")
 }
