@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,7 +288,11 @@ func TestLauncherMCPWaitsForDownload(t *testing.T) {
 	r := newLauncherRig(t)
 	r.extraEnv = nil // the MCP server's own budget
 	// The archive's only binary stands in for the MCP server.
-	r.serve(buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-mcp": fakeSession}))
+	// 256 KB that do not compress, so the download takes its time in
+	// curl's writes too (it buffers a few KB).
+	filler := make([]byte, 256<<10)
+	_, _ = rand.NewChaCha8([32]byte{7}).Read(filler)
+	r.serve(buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-mcp": fakeSession, "filler": string(filler)}))
 	sumFile := filepath.Join(r.plugin, "checksums.txt")
 	data, err := os.ReadFile(r.path)
 	require.NoError(t, err)
@@ -424,4 +429,29 @@ func TestLauncherUpdateSwitchesAndPrunes(t *testing.T) {
 	assert.Equal(t, []string{"1.1.0", "1.2.0", "current"}, dirNames(t, bin),
 		"1.0.0 pruned; 1.1.0 kept while a process runs from it")
 	assert.Len(t, srv.Requests(), 3)
+}
+
+// TestLauncherMCPGivesUpOnHungDownload: the MCP server stops waiting once
+// nothing has arrived for 2 s, so a non-interactive session is not held for
+// a server that cannot start in time; the fetcher carries on.
+func TestLauncherMCPGivesUpOnHungDownload(t *testing.T) {
+	r := newLauncherRig(t)
+	r.extraEnv = nil // the MCP server's own budget
+	r.srv.SetFault(marketplace.Hang)
+	start := time.Now()
+	cmd := exec.Command("sh", filepath.Join(r.plugin, "bin", "synaxi-run"), "synaxi-mcp")
+	cmd.Env = r.env(r.srv.Base())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	took := time.Since(start)
+	assert.Error(t, err)
+	assert.Empty(t, out)
+	assert.Contains(t, stderr.String(), "received nothing for 2 s")
+	t.Logf("the MCP server gave up after %s", took.Round(time.Millisecond))
+	assert.Less(t, took, 20*time.Second, "well before its 25 s budget")
+	assert.NotEmpty(t, fetchers(r.home), "the download goes on in the background")
+	for _, pid := range fetchers(r.home) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
