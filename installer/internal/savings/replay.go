@@ -142,7 +142,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
 			}
 		}
 		bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(o.Progress),
-			progressbar.OptionSetDescription("replay"), progressbar.OptionShowBytes(true),
+			progressbar.OptionSetDescription("replay"),
 			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
 			progressbar.OptionThrottle(100*time.Millisecond))
 	}
