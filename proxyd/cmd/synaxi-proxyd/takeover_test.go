@@ -69,9 +69,12 @@ func TestTakeoverKeepsTheStreamInFlight(t *testing.T) {
 			}
 			sent.Add(1)
 			err := post()
-			for try := 0; err != nil && try < 3 && !strings.Contains(err.Error(), "status "); try++ {
+			// Claude Code's client backs off half a second and more; a
+			// loaded machine may take longer than a few milliseconds to
+			// bind, so keep trying for up to 5 s.
+			for give := time.Now().Add(5 * time.Second); err != nil && time.Now().Before(give) && !strings.Contains(err.Error(), "status "); {
 				retried.Add(1)
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(25 * time.Millisecond)
 				err = post()
 			}
 			if err != nil {
