@@ -55,6 +55,7 @@ type Proxy struct {
 	TLSKey            string   `toml:"tls_key" doc:"PEM private key file of tls_cert"`
 	OTLPEndpoint      string   `toml:"otlp_endpoint" doc:"if set, metrics are also pushed over OTLP/HTTP to this URL (e.g. http://collector:4318); OTEL_EXPORTER_OTLP_* variables configure the rest"`
 	Replica           string   `toml:"replica" doc:"this replica's name in the replica label of every metric; empty: the host name"`
+	VisibilityStore   string   `toml:"visibility_store" doc:"redis://host:6379/0 (or rediss://) where a team's replicas share the no-reread hook's visibility exports, so any replica answers /synaxi/v1/visibility; empty: each proxy's own state dir"`
 }
 
 // Projection configures the worker's context projection.
@@ -296,6 +297,8 @@ func (c *Config) Validate() error {
 		return bad("proxy.tls_cert", "tls_cert and tls_key go together: set both (HTTPS) or neither")
 	case c.Proxy.OTLPEndpoint != "" && !validUpstream(c.Proxy.OTLPEndpoint):
 		return bad("proxy.otlp_endpoint", "must be an http:// or https:// URL with a host, not %q", c.Proxy.OTLPEndpoint)
+	case c.Proxy.VisibilityStore != "" && !validRedis(c.Proxy.VisibilityStore):
+		return bad("proxy.visibility_store", "must be a redis:// or rediss:// URL with a host, such as redis://redis.internal:6379/0")
 	case c.Proxy.LogMaxBytes < 4096:
 		return bad("proxy.log_max_bytes", "must be at least 4096, not %d", c.Proxy.LogMaxBytes)
 	case c.Projection.BudgetTokens != 0 && c.Projection.BudgetTokens < 4000:
@@ -370,6 +373,12 @@ func (g *Guidance) validate(bad func(key, format string, a ...any) error) error 
 func validUpstream(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// validRedis reports a redis:// or rediss:// URL with a host.
+func validRedis(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "redis" || u.Scheme == "rediss") && u.Host != ""
 }
 
 // Duration is a time.Duration written as "90s", "15m" or "0".

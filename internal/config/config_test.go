@@ -251,6 +251,7 @@ func TestErrors(t *testing.T) {
 		{name: "invalid: budget", src: "[projection]\nbudget_tokens = 100\n", key: "projection.budget_tokens", line: 2, inMsg: "4000"},
 		{name: "invalid: loop threshold", src: "noreread.loop_threshold = 1\n", key: "noreread.loop_threshold", line: 1, inMsg: "at least 2"},
 		{name: "invalid: visibility url", src: "[noreread]\nvisibility_url = \"proxy.team:8787\"\n", key: "noreread.visibility_url", line: 2, inMsg: "http://"},
+		{name: "invalid: visibility store", src: "[proxy]\nvisibility_store = \"http://redis:6379\"\n", key: "proxy.visibility_store", line: 2, inMsg: "redis://"},
 		{name: "invalid: color", src: "[statusline]\ncolor = \"pink\"\n", key: "statusline.color", line: 2, inMsg: "pink"},
 		{name: "invalid: log size", src: "[proxy]\nlog_max_bytes = 10\n", key: "proxy.log_max_bytes", line: 2},
 		{name: "invalid: guidance cap", src: "[guidance]\nmax_chars = 20000\n", key: "guidance.max_chars", line: 2, inMsg: "9500"},

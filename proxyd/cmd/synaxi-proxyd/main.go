@@ -46,6 +46,7 @@ import (
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/replay"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
+	"github.com/synaxi/synaxi/proxyd/internal/visstore"
 )
 
 var version = "" // set with -ldflags "-X main.version=…"
@@ -115,6 +116,7 @@ type options struct {
 	tlsKey      string
 	otlp        string
 	replica     string
+	visStore    string
 	takeover    bool
 }
 
@@ -143,6 +145,7 @@ func parseServe(name string, args []string, stderr io.Writer) (*options, error) 
 	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert (proxy.tls_key)")
 	fs.StringVar(&o.otlp, "otlp-endpoint", "", "also push metrics over OTLP/HTTP to this URL (proxy.otlp_endpoint)")
 	fs.StringVar(&o.replica, "replica", "", "this replica's name in metric labels; default the host name (proxy.replica)")
+	fs.StringVar(&o.visStore, "visibility-store", "", "redis://host:6379/0 holding the no-reread hook's visibility exports, shared by the replicas (proxy.visibility_store)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -185,6 +188,7 @@ func (o *options) apply(c *config.Proxy) {
 	}{
 		"token-file": {&c.TokenFile, o.tokenFile}, "tls-cert": {&c.TLSCert, o.tlsCert}, "tls-key": {&c.TLSKey, o.tlsKey},
 		"otlp-endpoint": {&c.OTLPEndpoint, o.otlp}, "replica": {&c.Replica, o.replica},
+		"visibility-store": {&c.VisibilityStore, o.visStore},
 	} {
 		if o.set[flag] {
 			*v.to = v.from
@@ -287,6 +291,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Warn("metrics: last OTLP push", "err", err)
 		}
 	}()
+	var shared server.VisibilityStore
+	if cfg.Proxy.VisibilityStore != "" {
+		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		vs, err := visstore.Open(vctx, cfg.Proxy.VisibilityStore)
+		cancel()
+		if err != nil {
+			ln.Close()
+			fmt.Fprintf(stderr, "synaxi-proxyd: %v\n  fix proxy.visibility_store (--visibility-store) or start the Redis server it names\n", err)
+			return 1
+		}
+		defer vs.Close()
+		shared = vs
+	}
 	var clog *convlog.Log
 	if cfg.Proxy.LogConversations {
 		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
@@ -308,6 +325,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		OnDrain:       onDrain,
 		Token:         acc.token,
 		Metrics:       mx,
+
+		SharedVisibility: shared,
 	})
 	if err != nil {
 		ln.Close()

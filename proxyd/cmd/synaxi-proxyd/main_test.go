@@ -114,6 +114,18 @@ func TestServeRefusesNonLoopback(t *testing.T) {
 	}
 }
 
+// A visibility store that does not answer stops the start, and says which
+// setting to fix, without the URL's password.
+func TestServeRefusesUnreachableVisibilityStore(t *testing.T) {
+	isolate(t)
+	code, _, errOut := runCmd(t, "serve", "--listen", "127.0.0.1:0", "--upstream", "http://127.0.0.1:9",
+		"--visibility-store", "redis://:hunter2hunter2@127.0.0.1:1/0")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "visibility store 127.0.0.1:1")
+	assert.Contains(t, errOut, "fix proxy.visibility_store (--visibility-store)")
+	assert.NotContains(t, errOut, "hunter2")
+}
+
 func TestServeForegroundAndSignal(t *testing.T) {
 	isolate(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -149,7 +149,7 @@ func (s *Server) writeVisibility(req *request, v *visibility.Export) {
 	s.pending.Add(1)
 	go func() {
 		defer s.pending.Done()
-		if err := visibility.Write(s.o.Dirs, v); err != nil {
+		if err := s.storeVisibility(v); err != nil {
 			s.visibilityErrors.Add(1)
 			s.log.Warn("write visibility export", "id", req.id, "err", err)
 		}

@@ -87,6 +87,9 @@ type Options struct {
 	// Metrics are the instruments /metrics serves; nil: a set of this
 	// process's own, with the host name as the replica.
 	Metrics *metrics.Metrics
+	// SharedVisibility, when set, also holds the visibility exports, shared
+	// by a team's replicas (visibility.go); nil: the state dir only.
+	SharedVisibility VisibilityStore
 }
 
 // Server is the proxy. Create it with New.
