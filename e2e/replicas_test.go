@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -27,8 +28,27 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/fakeapi"
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
+
+// startRedis runs a real redis-server on a free loopback port, with no
+// persistence, until the test ends, and returns its URL.
+func startRedis(t *testing.T, bin string) string {
+	port := freePort(t)
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", t.TempDir())
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	require.Eventually(t, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	}, 20*time.Second, 20*time.Millisecond, "redis-server did not come up")
+	return "redis://" + addr + "/0"
+}
 
 // ledgerOf reads the ledger under a replica's state dir.
 func ledgerOf(t *testing.T, state string) []ledger.Row {
@@ -362,6 +382,37 @@ func (p *prometheus) scrapedSince(since time.Time, reps ...*replica) error {
 	}
 }
 
+// holds waits until Prometheus' counterfactual for the replica equals its
+// ledger's, so what the replica counted before a kill is in Prometheus. It
+// may run on any goroutine.
+func (p *prometheus) holds(r *replica) error {
+	rows, err := ledger.Rows(xdg.Dirs{State: r.state})
+	if err != nil {
+		return err
+	}
+	var want int64
+	for _, row := range rows {
+		if row.Counterfactual != nil {
+			want += *row.Counterfactual
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := p.query(selector("synaxi_counterfactual_tokens_total", fmt.Sprintf("instance=%q", r.addr)), time.Time{})
+		var sum float64
+		for _, s := range got {
+			sum += s.Value
+		}
+		if err == nil && int64(sum) == want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("prometheus holds %.0f counterfactual tokens of %s, its ledger %d", sum, r.name, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // tokenMetrics are the token series the replicas export (docs/deploy.md),
 // by name and label matchers, each with the ledger field it must sum to
 // over the replicas.
@@ -436,6 +487,7 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	}
 	haproxyBin := needServer(t, "haproxy", "haproxy")
 	promBin := needServer(t, "prometheus", "prometheus")
+	redisURL := startRedis(t, needServer(t, "redis-server", "redis-server"))
 	_, err := buildProxyOnce()
 	require.NoError(t, err)
 
@@ -443,14 +495,15 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 		reps []*replica
 		tp   *Tap
 		prom *prometheus
+		lb   string
 	)
 	route := func(t *testing.T, env []string, upstream string, flags []string) (string, string) {
 		for i := range 3 {
-			r := newReplica(t, fmt.Sprintf("r%d", i), env, upstream, flags)
+			r := newReplica(t, fmt.Sprintf("r%d", i), env, upstream, append(slices.Clip(flags), "--visibility-store", redisURL))
 			require.NoError(t, r.start())
 			reps = append(reps, r)
 		}
-		lb := startHAProxy(t, haproxyBin, reps)
+		lb = startHAProxy(t, haproxyBin, reps)
 		require.True(t, reps[0].servesMetrics(), "synaxi-proxyd answers /metrics in Prometheus' text format")
 		prom = startPrometheus(t, promBin, reps)
 		tp = NewTap(t, lb)
@@ -488,6 +541,9 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 				return
 			}
 			if err := prom.scrapedSince(time.Now(), killed); err != nil {
+				addFault("before the kill: %v", err)
+			}
+			if err := prom.holds(killed); err != nil {
 				addFault("before the kill: %v", err)
 			}
 			killTime = time.Now()
@@ -582,6 +638,36 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 	require.Eventually(t, func() bool { return single.flushed() }, 60*time.Second, 100*time.Millisecond)
 	singleRows := ledgerOf(t, single.state)
 
+	// The hook's visibility call through the balancer: whichever replica
+	// answers, the same export (the latest, from the shared store).
+	last := replicated[len(replicated)-1]
+	q := url.Values{"session": {last.Session}, "agent": {last.Agent}}
+	var exports []string
+	for range 2 * len(reps) {
+		resp, err := http.Get(lb + "/synaxi/v1/visibility?" + q.Encode())
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, "visibility through HAProxy: %s", b)
+		exports = append(exports, string(b))
+	}
+	for _, e := range exports[1:] {
+		assert.Equal(t, exports[0], e, "every replica answers the same export")
+	}
+	var newest *visibility.Export // of the replicas' own copies
+	for _, r := range reps {
+		e, err := visibility.Read(xdg.Dirs{State: r.state}, last.Session, last.Agent)
+		if err == nil && (newest == nil || e.Updated.After(newest.Updated)) {
+			newest = e
+		}
+	}
+	require.NotNil(t, newest, "some replica wrote the context's export")
+	var answered visibility.Export
+	require.NoError(t, json.Unmarshal([]byte(exports[0]), &answered))
+	assert.True(t, newest.Updated.Equal(answered.Updated), "the answer is the latest export, whichever replica wrote it")
+	assert.Equal(t, newest.Files, answered.Files)
+
 	// Served bytes.
 	got, want := run.fake.MessagesRequests(), fake2.MessagesRequests()
 	require.Len(t, got, len(want))
@@ -610,17 +696,31 @@ func TestReplicasBehindHAProxy(t *testing.T) {
 			for i := range replicated {
 				want += m.field(&replicated[i])
 			}
-			now, err := prom.query(selector(m.name, m.match), time.Time{})
-			require.NoError(t, err)
-			require.NotEmpty(t, now, "%s: no series scraped", selector(m.name, m.match))
-			before, err := prom.query(selector(m.name, m.match, fmt.Sprintf("instance=%q", killed.addr)), killTime)
-			require.NoError(t, err)
+			sel := selector(m.name, m.match)
 			var sum float64
-			for _, s := range append(now, before...) {
-				sum += s.Value
+			var series, killedSeries int
+			// Prometheus may answer from a scrape taken just before the last
+			// rows on a loaded machine: the sums may lag, never exceed.
+			ok := assert.Eventually(t, func() bool {
+				now, err := prom.query(sel, time.Time{})
+				if err != nil {
+					return false
+				}
+				before, err := prom.query(selector(m.name, m.match, fmt.Sprintf("instance=%q", killed.addr)), killTime)
+				if err != nil {
+					return false
+				}
+				sum, series, killedSeries = 0, len(now), len(before)
+				for _, s := range append(now, before...) {
+					sum += s.Value
+				}
+				return series > 0 && sum == float64(want)
+			}, 30*time.Second, 250*time.Millisecond, "%s summed over the replicas (and %s before its kill)", sel, killed.name)
+			t.Logf("%s: %.0f over the replicas (%d series now, %d of %s before its kill), %d in the ledgers",
+				sel, sum, series, killedSeries, killed.name, want)
+			if !ok {
+				t.Errorf("%s: %.0f over the replicas, %d in the ledgers", sel, sum, want)
 			}
-			t.Logf("%s: %.0f over the replicas, %d in the ledgers", selector(m.name, m.match), sum, want)
-			assert.Equal(t, float64(want), sum, "%s summed over the replicas (and %s before its kill)", selector(m.name, m.match), killed.name)
 		}
 	})
 }
