@@ -71,8 +71,6 @@ func newLauncherRig(t *testing.T) *launcherRig {
 	// The fetcher outlives the launcher; the test's end waits for it
 	// (registered after TempDir, so it runs before the HOME is removed).
 	t.Cleanup(func() { awaitFetchers(t, r.home) })
-	// Wait for the download in the tests that expect the binary to run.
-	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=60"}
 	return r
 }
 
@@ -129,7 +127,9 @@ func (r *launcherRig) env(base string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+r.home, "SYNAXI_RELEASE_BASE="+base)
+	// Wait for the download, so a first run runs the binary; a test of the
+	// entry points' own budgets sets SYNAXI_LAUNCHER_WAIT= (empty) in extraEnv.
+	env = append(env, "HOME="+r.home, "SYNAXI_RELEASE_BASE="+base, "SYNAXI_LAUNCHER_WAIT=60")
 	return append(env, r.extraEnv...)
 }
 
