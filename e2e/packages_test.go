@@ -24,7 +24,7 @@ import (
 
 // These tests hold every package of every module in go.work to the house
 // rules that the compiler does not check: each has one package doc, the
-// modules import each other only in the directions SPEC allows, and
+// modules import each other only in the directions docs/development.md sets, and
 // docs/development.md's package map is what `go list` finds.
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/development.md's generated package map")
@@ -168,7 +168,8 @@ func imports(p listedPackage) []string {
 	return mods
 }
 
-// TestModuleDependencies holds the modules to SPEC's dependency direction:
+// TestModuleDependencies holds the modules to the dependency direction of
+// docs/development.md ("How it fits together"):
 // every binary may import internal; internal imports nothing else of ours;
 // mapgen is a leaf (internal only); nothing imports installer, and nothing
 // imports e2e. (Which other edges exist, docs/development.md's generated map

@@ -182,7 +182,7 @@ type Loaded struct {
 	Settings []Setting // sorted by Key
 }
 
-// aliases are the short environment names SPEC.md promises.
+// aliases are the short environment names docs/state.md documents.
 var aliases = map[string]string{
 	"SYNAXI_PROJECT_ALL":        "proxy.project_all",
 	"SYNAXI_DISABLE_PROJECTION": "proxy.disable_projection",

@@ -3,7 +3,7 @@
 // read (line ranges, with the size and mtime they had), which denials hold
 // an escape grant, and how often each shell command ran since the last edit.
 //
-// A re-read is denied only when all of these hold (SPEC.md §2): the path was
+// A re-read is denied only when all of these hold (docs/noreread.md): the path was
 // read in this context; it is unchanged on disk (size and mtime); the
 // requested lines lie within what was read; the proxy's visibility export
 // does not say the content was evicted, and in a context the proxy may

@@ -62,7 +62,7 @@
 //
 // The hit ratio is reads ÷ (reads + writes + uncached). Each token of new
 // content the client sends has to reach the model verbatim at least once
-// (SPEC §1: the current turn is served in full), and the first time it is
+// (docs/projection.md: the current turn is served in full), and the first time it is
 // sent nothing can read it from the cache: it is written or uncached. So
 // in any layout that sends the client's messages, writes + uncached ≥ N,
 // the new content (new_content_tokens): the whole first request, each
