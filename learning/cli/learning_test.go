@@ -17,6 +17,7 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/queue"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 const mClaude = "../extract/testdata/m-claude/c76e5be5-ffd2-4901-a935-885527c83a61.jsonl"
@@ -99,4 +100,22 @@ func TestStatusCountsTheGatesDrops(t *testing.T) {
 	out.Reset()
 	Status(&out, Env{Dirs: d, Config: config.Default()})
 	assert.Regexp(t, `safety gate\s+3 candidate\(s\) dropped whole for carrying a secret \(never stored\), 0 flagged dangerous`, out.String())
+}
+
+// Every prune is reported (issue 24: the profile emptied and nothing said
+// so).
+func TestStatusReportsPrunes(t *testing.T) {
+	root := t.TempDir()
+	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data")}
+	e := Env{Dirs: d, Config: config.Default()}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	_, err := e.store().Update("test", func(p *store.Profile) error {
+		p.Pruned = []store.Pruned{{ID: "abc", Dimension: store.Workflow, Text: "run the linter", Project: "/a", At: at, Why: "faded"}}
+		return nil
+	})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	Status(&out, e)
+	assert.Contains(t, out.String(), "1 candidate(s) pruned after you had seen them")
+	assert.Contains(t, out.String(), "“run the linter” (faded)")
 }

@@ -250,6 +250,11 @@ func Status(w io.Writer, e Env) {
 		} else {
 			fmt.Fprintf(w, "  review\t0 candidates waiting\n")
 		}
+		if n := len(p.Pruned); n > 0 {
+			last := p.Pruned[n-1]
+			fmt.Fprintf(w, "  pruned\t%d candidate(s) pruned after you had seen them (not repeated in many later sessions of their project, or over the cap); the last on %s: “%s” (%s). Accepted rules are never pruned\n",
+				n, last.At.Local().Format("2006-01-02"), oneLine(last.Text), last.Why)
+		}
 	}
 	if c, err := gate.LoadCounts(e.Dirs.StatePath("ingest", gate.CountsFile)); err != nil {
 		fmt.Fprintf(w, "safety gate\tcounter unreadable: %v\n", err)

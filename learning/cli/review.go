@@ -132,6 +132,9 @@ func (m *reviewModel) apply(d store.Decision, what string) tea.Cmd {
 		m.status = "error: " + err.Error()
 		return nil
 	}
+	if d.Text != "" {
+		it.Text = d.Text // what was confirmed is the user's wording
+	}
 	m.log = append(m.log, fmt.Sprintf("%s %s: %s — %s", what, it.ID, it.Text, msg))
 	m.status = fmt.Sprintf("%s: %s", what, it.Text)
 	return m.next()
@@ -211,19 +214,28 @@ func (m *reviewModel) View() string {
 	it := m.current()
 	w := max(40, m.width-2)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s\n\n", titleStyle.Render("synaxi review"),
+	fmt.Fprintf(&b, "%s  %s\n", titleStyle.Render("synaxi review"),
 		dimStyle.Render(fmt.Sprintf("candidate %d of %d · not published until you accept it", m.at+1, len(m.list.Candidates))))
+	if n := len(m.list.Pruned); n > 0 {
+		last := m.list.Pruned[n-1]
+		b.WriteString(dimStyle.Width(w).Render(fmt.Sprintf("%d candidate(s) pruned after you had seen them, the last %s: “%s” (%s)",
+			n, last.At.Local().Format("2006-01-02"), last.Text, last.Why)) + "\n")
+	}
+	b.WriteString("\n")
 	if it.Danger != "" {
 		b.WriteString(warnStyle.Render("⚠ flagged: "+it.Danger+" — accept only if you mean it") + "\n\n")
 	}
-	where := "this project " + it.Project
-	if it.Scope == store.ScopeGlobal {
-		where = "every project"
+	if m.at == 0 || m.list.Candidates[m.at-1].Project != it.Project {
+		b.WriteString(titleStyle.Render(groupTitle(it, m.list.Project)) + "\n")
 	}
 	b.WriteString(ruleStyle.Width(w).Render(it.Text) + "\n")
-	fmt.Fprintf(&b, "%s\n", dimStyle.Render(fmt.Sprintf("%s · applies in %s · from %d session(s)", it.Dimension, where, it.Sessions)))
+	fmt.Fprintf(&b, "%s\n", dimStyle.Width(w).Render(fmt.Sprintf("%s · applies in %s · from %d session(s)", it.Dimension, where(it, m.list.Project), it.Sessions)))
 	if len(it.AlsoIn) > 0 {
-		fmt.Fprintf(&b, "%s\n", dimStyle.Render("also learned in "+strings.Join(it.AlsoIn, ", ")+": [g] makes it global"))
+		fmt.Fprintf(&b, "%s\n", dimStyle.Width(w).Render("also learned in "+strings.Join(it.AlsoIn, ", ")+": [g] makes it global"))
+	}
+	if it.Conflicts != nil {
+		fmt.Fprintf(&b, "%s\n", warnStyle.Width(w).Render(fmt.Sprintf("contradicts the rule you accepted [%s] “%s”; accepting this one leaves that one as it is: `synaxi profile forget %s` drops it",
+			it.Conflicts.ID, it.Conflicts.Text, it.Conflicts.ID)))
 	}
 	for i, q := range it.Quotes {
 		if i == 2 {
@@ -243,7 +255,7 @@ func (m *reviewModel) View() string {
 		} else if q.Context != "" {
 			fmt.Fprintf(&b, "%s\n", dimStyle.Render(q.Context+":"))
 		}
-		fmt.Fprintf(&b, "%s %s\n", "you said:", quoteStyle.Render("“"+q.Quote+"”"))
+		fmt.Fprintf(&b, "%s\n", quoteStyle.Width(w).Render("you said: “"+strings.Join(strings.Fields(q.Quote), " ")+"”"))
 		fmt.Fprintf(&b, "%s\n", dimStyle.Render(fmt.Sprintf("  session %s, %s", short(q.Session), q.At.Local().Format("2006-01-02 15:04"))))
 	}
 	b.WriteString("\n")
@@ -260,6 +272,26 @@ func (m *reviewModel) View() string {
 		b.WriteString("\n" + m.status + "\n")
 	}
 	return b.String()
+}
+
+// where says where a candidate applies, as seen from the project the
+// review was opened for ("" for all of them).
+func where(it *review.Item, reviewing string) string {
+	switch {
+	case it.Scope == store.ScopeGlobal:
+		return "every project"
+	case it.Project == reviewing:
+		return "this project (" + it.Project + ")"
+	}
+	return "project " + it.Project
+}
+
+// groupTitle heads the candidates of one project.
+func groupTitle(it *review.Item, reviewing string) string {
+	if it.Scope == store.ScopeGlobal {
+		return "for every project"
+	}
+	return "in " + where(it, reviewing)
 }
 
 func short(session string) string {

@@ -79,5 +79,5 @@ func TestReviewKeys(t *testing.T) {
 	}, got)
 	require.Len(t, m.log, 5)
 	assert.Equal(t, "skipped f1: always run rm -rf build first", m.log[0])
-	assert.Equal(t, "accepted in your words t1: never use tabs — profile v9", m.log[1])
+	assert.Equal(t, "accepted in your words t1: never indent with tabs — profile v9", m.log[1], "the confirmation shows the edited text")
 }

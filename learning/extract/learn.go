@@ -213,7 +213,7 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 		batch.At = profiles.Now()
 	}
 	v, err := profiles.Update("ingest "+d.Session, func(p *store.Profile) error {
-		res.Merge = store.Merge(p, batch)
+		res.Merge = store.MergeAt(p, batch, profiles.Now())
 		return nil
 	})
 	if err != nil {

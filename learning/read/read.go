@@ -201,10 +201,32 @@ func Read(path string, maxBytes int64) (*Doc, error) {
 	case d.Stats.Malformed > d.Stats.Records:
 		return nil, fmt.Errorf("%s: %w: %d of %d lines are not JSON records", path, ErrEmpty, d.Stats.Malformed, d.Stats.Lines)
 	}
-	if d.Session == "" {
-		d.Session = strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	// Claude Code names a transcript after its session, and a resumed or
+	// continued one starts with records that carry the earlier session's
+	// id: the file's name is the session (the id SessionEnd reports).
+	if stem := strings.TrimSuffix(filepath.Base(path), ".jsonl"); d.Session == "" || sessionName(stem) {
+		d.Session = stem
 	}
 	return d, nil
+}
+
+// sessionName reports whether s has the shape of a session id, a UUID
+// (8-4-4-4-12 hexadecimal digits).
+func sessionName(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if r != '-' {
+				return false
+			}
+		case !strings.ContainsRune("0123456789abcdefABCDEF", r):
+			return false
+		}
+	}
+	return true
 }
 
 func (d *Doc) fill(r *transcript.Reader) error {

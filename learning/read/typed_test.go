@@ -146,3 +146,21 @@ func TestReadKeepsOnlyThePersonsWords(t *testing.T) {
 	assert.False(t, d.Grounded("u4", "store.setState @ immer.mjs:6"), "a pasted line is never evidence")
 	assert.Empty(t, d.Turns[1].Typed(), "the assistant's words pasted back are not the person's")
 }
+
+// A continued session's file starts with the earlier session's records;
+// the session is the one the file is named after (issue 24: the file
+// c330aa16… was shown as 0b916d4f).
+func TestSessionIsTheFilesName(t *testing.T) {
+	line := `{"type":"user","uuid":"u1","sessionId":"0b916d4f-0000-4000-8000-000000000000","timestamp":"2026-11-20T09:01:00Z","message":{"role":"user","content":"run the tests"}}`
+	dir := t.TempDir()
+	for name, want := range map[string]string{
+		"c330aa16-1111-4111-8111-111111111111.jsonl": "c330aa16-1111-4111-8111-111111111111",
+		"transcript.jsonl":                           "0b916d4f-0000-4000-8000-000000000000",
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(line+"\n"), 0o600))
+		d, err := Read(p, 0)
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Session, name)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/config"
@@ -58,6 +59,15 @@ type Item struct {
 	// AlsoIn names other projects with the same rule, a reason to make it
 	// global.
 	AlsoIn []string `json:"also_in,omitempty"`
+	// Conflicts is the accepted rule this candidate says the opposite of;
+	// accepting the candidate leaves that rule as it is.
+	Conflicts *Rule `json:"conflicts,omitempty"`
+}
+
+// Rule names an entry by id and text.
+type Rule struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // List is what `synaxi profile review --json` prints.
@@ -65,20 +75,29 @@ type List struct {
 	ProfileVersion int    `json:"profile_version"`
 	Project        string `json:"project,omitempty"` // "" lists every project's
 	Candidates     []Item `json:"candidates"`
+	// Pruned are the latest candidates merges removed (faded, or over the
+	// cap, after the user had seen them), newest last.
+	Pruned []store.Pruned `json:"pruned,omitempty"`
 }
 
 // Load lists the candidates that apply in project (its own and global
 // ones), or every candidate when project is "": flagged ones first, then
-// the heaviest.
+// the heaviest, grouped by project. Listing them is showing them to the user: each is marked
+// shown (store.MarkShown), and only from then on may a merge prune it.
 func Load(s *store.Store, project string) (*List, error) {
 	p, err := s.Load()
 	if err != nil {
 		return nil, err
 	}
-	l := &List{ProfileVersion: p.Version, Project: project, Candidates: []Item{}}
+	l := &List{ProfileVersion: p.Version, Project: project, Candidates: []Item{}, Pruned: p.Pruned}
+	var ids []string
 	for _, e := range p.Candidates(project) {
+		ids = append(ids, e.ID)
 		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text,
 			Weight: e.Weight, Sessions: e.Count, Danger: e.Danger()}
+		if c := p.Find(e.Conflicts); c != nil {
+			it.Conflicts = &Rule{ID: c.ID, Text: c.Text}
+		}
 		for i := len(e.Evidence) - 1; i >= 0; i-- { // newest first
 			ev := e.Evidence[i]
 			it.Quotes = append(it.Quotes, Quote{Quote: ev.Quote, Answered: ev.Answered, Context: ev.Context,
@@ -92,6 +111,25 @@ func Load(s *store.Store, project string) (*List, error) {
 		}
 		slices.Sort(it.AlsoIn)
 		l.Candidates = append(l.Candidates, it)
+	}
+	// Grouped under their project (global ones first), flagged ones
+	// still before the rest.
+	slices.SortStableFunc(l.Candidates, func(a, b Item) int {
+		if da, db := a.Danger != "", b.Danger != ""; da != db {
+			if da {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Project, b.Project)
+	})
+	v, err := s.MarkShown(ids)
+	switch {
+	case errors.Is(err, store.ErrUnchanged):
+	case err != nil:
+		return nil, err
+	default:
+		l.ProfileVersion = v
 	}
 	return l, nil
 }

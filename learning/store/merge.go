@@ -1,7 +1,6 @@
 package store
 
 import (
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -12,10 +11,7 @@ import (
 // (see Similarity); entries of the same dimension at or above MatchAt are
 // the same observation.
 const (
-	MatchAt     = 0.7
-	HalfLife    = 90 * 24 * time.Hour // weights halve after this long unseen
-	MinWeight   = 0.1                 // entries lighter than this are pruned
-	MaxPerGroup = 40                  // entries kept per dimension and scope/project
+	MatchAt = 0.7
 	// ReinforceAt is how many distinct sessions must have supplied an
 	// entry's evidence before learning.publish = "reinforced" confirms it.
 	ReinforceAt = 2
@@ -58,18 +54,29 @@ type MergeStats struct {
 }
 
 // Merge folds b into p. It is idempotent per session: merging the same
-// batch twice changes nothing but the ledger's time, because an entry that
-// already lists the session gains no count and no weight (a repeated
-// session only adds evidence it did not cite yet). Observations matching a
-// tombstone are dropped. Weights decay by the time elapsed since the last
-// merge, never by the number of merges; entries under MinWeight are pruned.
-// A new entry is a Candidate; with b.Reinforced a project candidate that
-// now has evidence from ReinforceAt sessions and no dangerous flag is
-// confirmed. Nothing moves to the global scope here: that takes the user.
+// batch twice changes nothing, because an entry that already lists the
+// session gains no count and no weight (a repeated session only adds
+// evidence it did not cite yet). Observations matching a tombstone are
+// dropped. The result does not depend on the order sessions are merged in
+// (a back-fill reads them in any order): an entry's weight, text, id and
+// first and last sighting are functions of the set of sessions behind it,
+// and a candidate's decay counts the sessions of its project that ended
+// after it was last seen (see reweigh). Confirmed entries never decay and
+// are never pruned; a candidate is pruned only once the user has seen it
+// in review (see prune), and each prune is recorded in Profile.Pruned. A
+// new entry is a Candidate; one that contradicts an entry the user
+// accepted names it (Entry.Conflicts). With b.Reinforced a project
+// candidate that now has evidence from ReinforceAt sessions and no
+// dangerous flag is confirmed. Nothing moves to the global scope here:
+// that takes the user.
 func Merge(p *Profile, b Batch) MergeStats {
+	return MergeAt(p, b, time.Now())
+}
+
+// MergeAt is Merge with the wall-clock time a prune is recorded at.
+func MergeAt(p *Profile, b Batch, now time.Time) MergeStats {
 	var st MergeStats
 	at := b.At.UTC()
-	decay(p, at)
 	for _, o := range b.Observations {
 		if !ValidDimension(o.Dimension) || strings.TrimSpace(o.Text) == "" || len(o.Evidence) == 0 {
 			continue
@@ -87,24 +94,24 @@ func Merge(p *Profile, b Batch) MergeStats {
 			scope, project = ScopeGlobal, ""
 		}
 		e := best(p, o.Dimension, o.Text, b.Project)
-		if e == nil {
+		switch {
+		case e == nil:
 			ne := Entry{
-				ID: NewID(scope, project, o.Dimension, o.Text), Scope: scope, Project: project,
-				Dimension: o.Dimension, Text: strings.TrimSpace(o.Text), Weight: conf,
-				FirstSeen: at, LastSeen: at, State: Candidate,
-			}
-			for p.Find(ne.ID) != nil {
-				ne.ID = NewID(scope, project, o.Dimension, ne.ID)
+				ID: freeID(p, scope, project, o.Dimension, o.Text), Scope: scope, Project: project,
+				Dimension: o.Dimension, Text: strings.TrimSpace(o.Text), Peak: conf, Rest: 1,
+				FirstSeen: at, LastSeen: at, State: Candidate, Conflicts: contradicted(p, o, b.Project),
 			}
 			p.Entries = append(p.Entries, ne)
 			e = &p.Entries[len(p.Entries)-1]
 			st.Added++
-		} else if e.HasSession(b.Session) {
+		case e.HasSession(b.Session):
 			st.Repeated++
-		} else {
-			// Reinforcement closes a share of the gap to 1, so repeated
-			// evidence raises weight with diminishing returns.
-			e.Weight = 1 - (1-e.Weight)*(1-0.4*conf)
+		default:
+			e.support(conf)
+			if at.Before(e.FirstSeen) {
+				e.FirstSeen = at
+				e.retext(p, o.Text)
+			}
 			st.Reinforced++
 		}
 		if !e.HasSession(b.Session) {
@@ -128,33 +135,15 @@ func Merge(p *Profile, b Batch) MergeStats {
 			st.Confirmed++
 		}
 	}
-	st.Pruned = prune(p)
 	if p.Ingested == nil {
 		p.Ingested = map[string]Ingested{}
 	}
 	prev := p.Ingested[b.Session]
 	p.Ingested[b.Session] = Ingested{Project: b.Project, At: at, Bytes: max(prev.Bytes, b.Bytes),
 		Observations: max(prev.Observations, len(b.Observations))}
+	reweigh(p)
+	st.Pruned = prune(p, now.UTC())
 	return st
-}
-
-// decay multiplies every weight by 0.5^(elapsed/HalfLife), elapsed being
-// the time since the profile last decayed. Time never runs backwards: a
-// batch older than the last decay (a backfill) decays nothing.
-func decay(p *Profile, at time.Time) {
-	if p.DecayedAt.IsZero() {
-		p.DecayedAt = at
-		return
-	}
-	elapsed := at.Sub(p.DecayedAt)
-	if elapsed <= 0 {
-		return
-	}
-	f := math.Pow(0.5, float64(elapsed)/float64(HalfLife))
-	for i := range p.Entries {
-		p.Entries[i].Weight *= f
-	}
-	p.DecayedAt = at
 }
 
 // best is the most similar entry of dimension that applies in project
@@ -184,21 +173,6 @@ func forgotten(p *Profile, o Observation, project string) bool {
 	return false
 }
 
-// prune drops entries under MinWeight and keeps at most MaxPerGroup per
-// dimension and scope/project, heaviest first.
-func prune(p *Profile) int {
-	before := len(p.Entries)
-	p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool { return e.Weight < MinWeight })
-	SortEntries(p.Entries)
-	seen := map[string]int{}
-	p.Entries = slices.DeleteFunc(p.Entries, func(e Entry) bool {
-		k := e.Dimension + "\x00" + e.Scope + "\x00" + e.Project
-		seen[k]++
-		return seen[k] > MaxPerGroup
-	})
-	return before - len(p.Entries)
-}
-
 // negations flip an observation's meaning; two texts that disagree on them
 // are never the same observation ("use tabs" / "never use tabs").
 var negations = map[string]bool{
@@ -218,11 +192,22 @@ var stop = map[string]bool{
 // (lower case, punctuation and filler removed), or 0 when one is negated
 // and the other is not.
 func Similarity(a, b string) float64 {
-	wa, na := words(a)
-	wb, nb := words(b)
-	if na != nb {
+	d, sameSense := overlap(a, b)
+	if !sameSense {
 		return 0
 	}
+	return d
+}
+
+// overlap is the Dice coefficient of the two texts' content-word sets,
+// negations left out, and whether both are negated or neither is.
+func overlap(a, b string) (float64, bool) {
+	wa, na := words(a)
+	wb, nb := words(b)
+	return dice(wa, wb), na == nb
+}
+
+func dice(wa, wb map[string]bool) float64 {
 	if len(wa) == 0 || len(wb) == 0 {
 		if len(wa) == len(wb) {
 			return 1

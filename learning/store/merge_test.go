@@ -84,27 +84,6 @@ func TestPersonalDimensionsAreGlobal(t *testing.T) {
 	assert.Empty(t, p.ForProject("/a")[0].Project)
 }
 
-func TestDecayAndPrune(t *testing.T) {
-	var p Profile
-	Merge(&p, batch("s1", "/a", t0, obs(Workflow, "run the linter", "s1", "run the linter")))
-	w := p.Entries[0].Weight
-	Merge(&p, batch("s2", "/a", t0.Add(HalfLife), obs(Workflow, "sign commits", "s2", "sign commits")))
-	lint := p.Entries[0]
-	if lint.Text != "run the linter" {
-		lint = p.Entries[1]
-	}
-	assert.InDelta(t, w/2, lint.Weight, 1e-9)
-	// Time running backwards (a backfill of an older session) decays nothing.
-	before := p.Entries[0].Weight
-	Merge(&p, batch("s0", "/a", t0.Add(-time.Hour)))
-	assert.Equal(t, before, p.Entries[0].Weight)
-	// Two more half-lives push the lint entry under MinWeight.
-	st := Merge(&p, batch("s3", "/a", t0.Add(4*HalfLife)))
-	assert.Equal(t, 2, st.Pruned)
-	assert.Empty(t, p.Entries)
-	assert.Len(t, p.Ingested, 4)
-}
-
 func TestForgottenIsNotRelearned(t *testing.T) {
 	s := Open(t.TempDir())
 	_, err := s.Update("ingest", func(p *Profile) error {

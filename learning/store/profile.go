@@ -135,6 +135,18 @@ type Entry struct {
 	ConfirmedBy string    `json:"confirmed_by,omitempty"` // ByUser or ByReinforcement
 	ConfirmedAt time.Time `json:"confirmed_at,omitzero"`
 	Flags       []Flag    `json:"flags,omitempty"`
+	// Peak is the highest confidence a session gave the entry and Rest
+	// the product of (1 − 0.4·c) over the other sessions' confidences c;
+	// the weight is computed from them (see Merge), so it does not depend
+	// on the order sessions were merged in.
+	Peak float64 `json:"peak,omitempty"`
+	Rest float64 `json:"rest,omitempty"`
+	// ShownAt is when review first listed this candidate to the user; a
+	// candidate nobody has seen is never pruned.
+	ShownAt time.Time `json:"shown_at,omitzero"`
+	// Conflicts is the id of an entry the user accepted that this
+	// candidate says the opposite of; review shows both.
+	Conflicts string `json:"conflicts,omitempty"`
 }
 
 // HasSession reports whether session already reinforced e.
@@ -221,8 +233,9 @@ type Profile struct {
 	Entries   []Entry             `json:"entries"`
 	Ingested  map[string]Ingested `json:"ingested,omitempty"`
 	Forgotten []Tombstone         `json:"forgotten,omitempty"`
-	// DecayedAt is when weights were last decayed (see Merge).
-	DecayedAt time.Time `json:"decayed_at,omitzero"`
+	// Pruned lists the latest candidates merges removed (at most
+	// PrunedKeep), for `synaxi status` and review.
+	Pruned []Pruned `json:"pruned,omitempty"`
 }
 
 // Find returns the entry with id, or nil.
