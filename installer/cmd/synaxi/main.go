@@ -30,6 +30,7 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/doctor"
+	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/savings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
 	"github.com/synaxi/synaxi/installer/internal/wrap"
@@ -135,8 +136,9 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// fail prints err and its hints (hint.Print) and is the exit code 1.
 func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "synaxi: %v\n", err)
+	hint.Print(stderr, "synaxi: ", "  ", err)
 	return 1
 }
 
@@ -160,6 +162,9 @@ func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.
 	var err error
 	if cmd == "install" {
 		err = setup.Install(ctx, opts)
+		if err == nil || errors.Is(err, setup.ErrWarnings) {
+			offerModelExtractor(stdout)
+		}
 	} else {
 		err = setup.Uninstall(ctx, opts)
 	}
@@ -190,7 +195,7 @@ func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	bin, err := claude.Find(bin, os.Getenv)
 	if err != nil {
-		return fail(stderr, fmt.Errorf("%w\n  fix: %s", err, claude.Fix))
+		return fail(stderr, hint.Wrap(err, claude.Fix))
 	}
 	code, err := wrap.Run(ctx, wrap.Options{
 		Claude: bin, Args: rest[1:], ProxyBin: setup.ProxyBin(xdg.Resolve()),

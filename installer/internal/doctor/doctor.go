@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/savings"
 	"github.com/synaxi/synaxi/installer/internal/settings"
@@ -29,13 +30,51 @@ type Env struct {
 	More func(w io.Writer)
 }
 
-// Check is one doctor check.
+// Check is one doctor check: what a passing check found (Detail), or what
+// is wrong (Err, a *hint.Error whose hints are the fixes: the type
+// install's errors and warnings carry too).
 type Check struct {
 	Name   string
-	OK     bool
-	Warn   bool // not fatal
 	Detail string
-	Fix    string
+	Err    error // nil: the check passes
+	Warn   bool  // Err does not fail doctor
+}
+
+// OK reports whether c passes.
+func (c Check) OK() bool { return c.Err == nil }
+
+func pass(name, detail string) Check { return Check{Name: name, Detail: detail} }
+
+// fails is a failing check: what is wrong, then what fixes it.
+func fails(name, detail string, fix ...string) Check {
+	return Check{Name: name, Err: hint.New(detail, fix...)}
+}
+
+// warns is a check that reports a problem without failing doctor.
+func warns(name, detail string, fix ...string) Check {
+	c := fails(name, detail, fix...)
+	c.Warn = true
+	return c
+}
+
+// printChecks prints each check on a line, marked ok, warn or FAIL, with
+// the hints of a problem under it, and returns how many failed.
+func printChecks(w io.Writer, cs []Check) (failed int) {
+	for _, c := range cs {
+		mark := "ok  "
+		switch {
+		case c.OK():
+			fmt.Fprintf(w, "[%s] %s: %s\n", mark, c.Name, c.Detail)
+			continue
+		case c.Warn:
+			mark = "warn"
+		default:
+			mark = "FAIL"
+			failed++
+		}
+		hint.Print(w, "["+mark+"] "+c.Name+": ", "       ", c.Err)
+	}
+	return failed
 }
 
 // facts gathers what both commands show.
@@ -155,21 +194,7 @@ func proxyLine(st *proxyctl.State) string {
 // configuration. It returns how many checks failed.
 func Doctor(ctx context.Context, w io.Writer, e Env) int {
 	f := gather(ctx, e)
-	failed := 0
-	for _, c := range runChecks(ctx, f) {
-		mark := "ok  "
-		switch {
-		case !c.OK && c.Warn:
-			mark = "warn"
-		case !c.OK:
-			mark = "FAIL"
-			failed++
-		}
-		fmt.Fprintf(w, "[%s] %s: %s\n", mark, c.Name, c.Detail)
-		if !c.OK && c.Fix != "" {
-			fmt.Fprintf(w, "       fix: %s\n", c.Fix)
-		}
-	}
+	failed := printChecks(w, runChecks(ctx, f))
 	fmt.Fprintf(w, "\neffective configuration (%s):\n", f.d.ConfigFile())
 	var effective []config.Setting
 	if f.config != nil {

@@ -42,9 +42,9 @@ func checkDownload(_ context.Context, f *facts) Check {
 		}
 	}
 	if len(failures) == 0 {
-		return Check{Name: "download", OK: true, Detail: "no failed download of synaxi's programs"}
+		return pass("download", "no failed download of synaxi's programs")
 	}
-	return Check{Name: "download", Detail: strings.Join(failures, " "), Fix: fix}
+	return fails("download", strings.Join(failures, " "), fix)
 }
 
 var notIDChar = regexp.MustCompile(`[^A-Za-z0-9_-]`)

@@ -27,22 +27,20 @@ func checkLanguages(ctx context.Context, f *facts) Check {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "languages", "--json").Output()
 	if err != nil {
-		return Check{Name: name, Warn: true, Detail: fmt.Sprintf("cannot ask %s languages: %v", bin, err), Fix: rebuild}
+		return warns(name, fmt.Sprintf("cannot ask %s languages: %v", bin, err), rebuild)
 	}
 	var rep struct {
 		Parsed  []string `json:"parsed"`
 		Missing []string `json:"missing"`
 	}
 	if err := json.Unmarshal(out, &rep); err != nil || len(rep.Parsed) == 0 {
-		return Check{Name: name, Warn: true, Detail: bin + " languages --json printed no language list (a build older than the languages command?)", Fix: rebuild}
+		return warns(name, bin+" languages --json printed no language list (a build older than the languages command?)", rebuild)
 	}
 	if len(rep.Missing) > 0 {
-		return Check{Name: name, Warn: true,
-			Detail: fmt.Sprintf("parses %s only; cannot parse %s (built without cgo): maps leave those files out and say so",
-				strings.Join(rep.Parsed, ", "), strings.Join(rep.Missing, ", ")),
-			Fix: cgoFix()}
+		return warns(name, fmt.Sprintf("parses %s only; cannot parse %s (built without cgo): maps leave those files out and say so",
+			strings.Join(rep.Parsed, ", "), strings.Join(rep.Missing, ", ")), cgoFix())
 	}
-	return Check{Name: name, OK: true, Detail: "parses " + strings.Join(rep.Parsed, ", ")}
+	return pass(name, "parses "+strings.Join(rep.Parsed, ", "))
 }
 
 // cgoFix says how to get every language: rebuild with a C compiler in a

@@ -28,29 +28,14 @@ type RemoteEnv struct {
 // and it serves metrics (/metrics). It prints each check with a fix and
 // returns how many failed.
 func Remote(ctx context.Context, w io.Writer, e RemoteEnv) int {
-	failed := 0
-	for _, c := range remoteChecks(ctx, e) {
-		mark := "ok  "
-		switch {
-		case !c.OK && c.Warn:
-			mark = "warn"
-		case !c.OK:
-			mark = "FAIL"
-			failed++
-		}
-		fmt.Fprintf(w, "[%s] %s: %s\n", mark, c.Name, c.Detail)
-		if !c.OK && c.Fix != "" {
-			fmt.Fprintf(w, "       fix: %s\n", c.Fix)
-		}
-	}
-	return failed
+	return printChecks(w, remoteChecks(ctx, e))
 }
 
 func remoteChecks(ctx context.Context, e RemoteEnv) []Check {
 	u, err := url.Parse(strings.TrimSuffix(e.URL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return []Check{{Name: "proxy URL", Detail: fmt.Sprintf("%q is not an http:// or https:// URL with a host", e.URL),
-			Fix: "pass the proxy's base URL, e.g. --proxy https://synaxi.internal:8787"}}
+		return []Check{fails("proxy URL", fmt.Sprintf("%q is not an http:// or https:// URL with a host", e.URL),
+			"pass the proxy's base URL, e.g. --proxy https://synaxi.internal:8787")}
 	}
 	c := e.Client
 	if c == nil {
@@ -81,66 +66,62 @@ func remoteChecks(ctx context.Context, e RemoteEnv) []Check {
 		if err != nil {
 			detail = fmt.Sprintf("GET %s/livez: %v", u, err)
 		}
-		return append(out, Check{Name: "proxy answers", Detail: detail,
-			Fix: "check the URL, that synaxi-proxyd runs there (systemctl status synaxi-proxyd) and, for https, that this machine trusts its certificate"})
+		return append(out, fails("proxy answers", detail,
+			"check the URL, that synaxi-proxyd runs there (systemctl status synaxi-proxyd) and, for https, that this machine trusts its certificate"))
 	}
-	out = append(out, Check{Name: "proxy answers", OK: true, Detail: u.String() + "/livez"})
+	out = append(out, pass("proxy answers", u.String()+"/livez"))
 
-	auth := Check{Name: "team token"}
+	var auth Check
 	status, _, err = get("/health", false)
 	switch {
 	case err != nil:
-		auth.Detail = fmt.Sprintf("GET /health: %v", err)
+		auth = fails("team token", fmt.Sprintf("GET /health: %v", err))
+	case status == http.StatusOK && isLoopbackHost(u.Hostname()):
+		auth = pass("team token", "the proxy asks for no team token")
 	case status == http.StatusOK:
-		auth.Detail = "the proxy asks for no team token"
-		auth.OK = isLoopbackHost(u.Hostname())
-		auth.Warn = true
-		auth.Fix = "beyond loopback, run the proxy with --token-file (docs/deploy.md); anyone who reaches it can use it as a relay"
+		auth = warns("team token", "the proxy asks for no team token",
+			"beyond loopback, run the proxy with --token-file (docs/deploy.md); anyone who reaches it can use it as a relay")
 	case status != http.StatusUnauthorized:
-		auth.Detail = fmt.Sprintf("GET /health without a token: status %d", status)
+		auth = fails("team token", fmt.Sprintf("GET /health without a token: status %d", status))
 	case tokErr != nil:
-		auth.Detail = "the proxy asks for a team token; " + tokErr.Error()
-		auth.Fix = "pass --token-file FILE, or set ANTHROPIC_CUSTOM_HEADERS=\"x-synaxi-token: <token>\" as Claude Code will send it"
+		auth = fails("team token", "the proxy asks for a team token; "+tokErr.Error(),
+			"pass --token-file FILE, or set ANTHROPIC_CUSTOM_HEADERS=\"x-synaxi-token: <token>\" as Claude Code will send it")
 	default:
 		if status, _, err = get("/health", true); err == nil && status == http.StatusOK {
-			auth.OK, auth.Detail = true, "required, and the token from "+tokenFrom+" is accepted"
+			auth = pass("team token", "required, and the token from "+tokenFrom+" is accepted")
 		} else {
-			auth.Detail = fmt.Sprintf("the token from %s is refused (status %d%s)", tokenFrom, status, errText(err))
-			auth.Fix = "ask whoever runs the proxy for the current token"
+			auth = fails("team token", fmt.Sprintf("the token from %s is refused (status %d%s)", tokenFrom, status, errText(err)),
+				"ask whoever runs the proxy for the current token")
 		}
 	}
 	out = append(out, auth)
-	if !auth.OK && !auth.Warn {
+	if !auth.OK() && !auth.Warn {
 		return out
 	}
 
-	ready := Check{Name: "upstream reachable"}
+	const readyName = "upstream reachable"
 	status, body, err := get("/readyz", true)
 	switch {
 	case err != nil:
-		ready.Detail = fmt.Sprintf("GET /readyz: %v", err)
+		out = append(out, fails(readyName, fmt.Sprintf("GET /readyz: %v", err)))
 	case status == http.StatusOK:
-		ready.OK, ready.Detail = true, "/readyz ok"
+		out = append(out, pass(readyName, "/readyz ok"))
 	default:
-		ready.Detail = fmt.Sprintf("/readyz %d: %s", status, strings.TrimSpace(body))
-		ready.Fix = "the proxy cannot reach its upstream (or is draining): check its --upstream and the network from its host"
+		out = append(out, fails(readyName, fmt.Sprintf("/readyz %d: %s", status, strings.TrimSpace(body)),
+			"the proxy cannot reach its upstream (or is draining): check its --upstream and the network from its host"))
 	}
-	out = append(out, ready)
 
-	mx := Check{Name: "metrics"}
+	const mxName = "metrics"
 	status, body, err = get("/metrics", true)
 	switch {
 	case err != nil:
-		mx.Detail = fmt.Sprintf("GET /metrics: %v", err)
+		return append(out, fails(mxName, fmt.Sprintf("GET /metrics: %v", err)))
 	case status != http.StatusOK:
-		mx.Detail = fmt.Sprintf("GET /metrics: status %d", status)
+		return append(out, fails(mxName, fmt.Sprintf("GET /metrics: status %d", status)))
 	case !strings.Contains(body, "synaxi_proxy_requests_total"):
-		mx.Detail = "/metrics answers without synaxi_proxy_requests_total: not a synaxi-proxyd, or an older one"
-		mx.Fix = "upgrade the proxy"
-	default:
-		mx.OK, mx.Detail = true, "/metrics serves synaxi_proxy_requests_total"
+		return append(out, fails(mxName, "/metrics answers without synaxi_proxy_requests_total: not a synaxi-proxyd, or an older one", "upgrade the proxy"))
 	}
-	return append(out, mx)
+	return append(out, pass(mxName, "/metrics serves synaxi_proxy_requests_total"))
 }
 
 // remoteToken finds the team token: --token-file, else the x-synaxi-token

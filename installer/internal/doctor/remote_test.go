@@ -64,7 +64,7 @@ func TestRemote(t *testing.T) {
 		{"token from ANTHROPIC_CUSTOM_HEADERS", fakeProxy(t, tok, 200, goodMetrics), RemoteEnv{Getenv: env("X-Other: 1\nx-synaxi-token: " + tok)}, 0,
 			[]string{"token from ANTHROPIC_CUSTOM_HEADERS is accepted"}},
 		{"no token given", fakeProxy(t, tok, 200, goodMetrics), RemoteEnv{Getenv: env("")}, 1,
-			[]string{"[FAIL] team token: the proxy asks for a team token; no token given", "fix: pass --token-file"}},
+			[]string{"[FAIL] team token: the proxy asks for a team token; no token given", "hint: pass --token-file"}},
 		{"wrong token", fakeProxy(t, tok, 200, goodMetrics), RemoteEnv{Getenv: env("x-synaxi-token: nope")}, 1,
 			[]string{"is refused (status 401)"}},
 		{"upstream down, no metrics", fakeProxy(t, tok, 503, "go_goroutines 3\n"), RemoteEnv{TokenFile: tokenFile}, 2,

@@ -1,6 +1,9 @@
 package setup
 
 import (
+	"fmt"
+
+	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/learning/publish"
 )
 
@@ -12,13 +15,13 @@ import (
 func (in *installer) retractGuidance() {
 	rep, err := publish.Retract(in.dirs)
 	if err != nil {
-		in.warnf("retract published guidance: %v\n  fix: remove synaxi's marked sections by hand; the journal is %s", err, publish.JournalPath(in.dirs))
+		in.warn(hint.Wrap(fmt.Errorf("retract published guidance: %w", err), "remove synaxi's marked sections by hand; the journal is "+publish.JournalPath(in.dirs)))
 		return
 	}
 	for _, p := range rep.Changed {
 		in.say("guidance: removed synaxi's section from %s", p)
 	}
 	for _, p := range rep.Problems {
-		in.warnf("guidance: %s", p)
+		in.warn(fmt.Errorf("guidance: %s", p))
 	}
 }

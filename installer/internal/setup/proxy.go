@@ -1,0 +1,41 @@
+package setup
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+)
+
+// The proxy step starts synaxi-proxyd (replacing an older version); its
+// undo stops it. Neither is journaled: the proxy leaves no file of the
+// user's changed.
+
+// startProxy starts the proxy and returns its URL, "" when it did not
+// start (warned about).
+func (in *installer) startProxy(ctx context.Context) string {
+	st, err := proxyctl.Start(ctx, ProxyBin(in.dirs), in.dirs, in.Env)
+	if err != nil {
+		in.warn(hint.Wrap(fmt.Errorf("proxy did not start: %w", err), "run `synaxi doctor`; the proxy binary is "+ProxyBin(in.dirs)))
+		return ""
+	}
+	if r := st.Replaced; r != nil {
+		in.say("proxy: replaced version %s (pid %d, draining what it has in flight) with %s", r.Version, r.PID, st.Info.Version)
+	}
+	in.say("proxy: running at %s (pid %d)", st.URL(), st.Info.PID)
+	if !st.Running {
+		return ""
+	}
+	return st.URL()
+}
+
+// stopProxy stops the proxy, warning with the command when it cannot.
+func (in *installer) stopProxy(ctx context.Context) {
+	bin := ProxyBin(in.dirs)
+	if err := proxyctl.Stop(ctx, bin, in.dirs, in.Env); err != nil {
+		in.warn(hint.Wrap(fmt.Errorf("stop the proxy: %w", err), "run `"+bin+" stop`"))
+		return
+	}
+	in.say("proxy: stopped")
+}
