@@ -105,6 +105,8 @@ func TestPluginManifests(t *testing.T) {
 		"SessionEnd":    {"", []string{"synaxi-session end", "synaxi-ingest"}},
 		"PreToolUse":    {"Read|Bash", []string{"synaxi-noreread pre"}},
 		"PostToolUse":   {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
+		// A failed Bash call feeds the loop governor (docs/governor.md).
+		"PostToolUseFailure": {"Bash", []string{"synaxi-noreread post"}},
 	}
 	assert.Len(t, hooks.Hooks, len(want))
 	for event, w := range want {

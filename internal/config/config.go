@@ -32,6 +32,7 @@ type Config struct {
 	Proxy      Proxy      `toml:"proxy"`
 	Projection Projection `toml:"projection"`
 	NoReread   NoReread   `toml:"noreread"`
+	Governor   Governor   `toml:"governor"`
 	StatusLine StatusLine `toml:"statusline"`
 	Guidance   Guidance   `toml:"guidance"`
 	Ingest     Ingest     `toml:"ingest"`
@@ -72,6 +73,18 @@ type NoReread struct {
 	LoopThreshold int    `toml:"loop_threshold" doc:"an identical command repeated this many times with no edit between is denied on alternate attempts; 0 disables the loop breaker"`
 	VisibilityURL string `toml:"visibility_url" doc:"base URL of a synaxi-proxyd on another machine to ask for the context's visibility (150 ms, any failure allows the read); empty: the local exports, or ANTHROPIC_BASE_URL when it is not loopback and ANTHROPIC_CUSTOM_HEADERS carries X-Synaxi-Token"`
 }
+
+// Governor configures the loop governor (docs/governor.md).
+type Governor struct {
+	Mode string `toml:"mode" doc:"off, advise (tell the agent once when it loops: the same failing command or read again, an edit undone, output unchanged across edits) or on (also stop the session with the reason shown)"`
+}
+
+// Governor modes.
+const (
+	GovernorOff    = "off"
+	GovernorAdvise = "advise"
+	GovernorOn     = "on"
+)
 
 // StatusLine configures synaxi-statusline.
 type StatusLine struct {
@@ -135,6 +148,7 @@ func Default() Config {
 			MinTokens:     150,
 			LoopThreshold: 3,
 		},
+		Governor:   Governor{Mode: GovernorAdvise},
 		StatusLine: StatusLine{Color: "auto"},
 		Guidance: Guidance{
 			SessionStart: true,
@@ -340,6 +354,11 @@ func (c *Config) Validate() error {
 	case "embedded", "claude", "anthropic", "openai":
 	default:
 		return bad("ingest.extractor", "must be embedded, claude, anthropic or openai, not %q", c.Ingest.Extractor)
+	}
+	switch c.Governor.Mode {
+	case GovernorOff, GovernorAdvise, GovernorOn:
+	default:
+		return bad("governor.mode", "must be off, advise or on, not %q", c.Governor.Mode)
 	}
 	switch c.StatusLine.Color {
 	case "auto", "always", "never":

@@ -100,6 +100,8 @@ type Input struct {
 	ToolUseID    string
 	ToolInput    gjson.Result
 	ToolResponse gjson.Result
+	// ToolError is PostToolUseFailure's error text.
+	ToolError string
 
 	// PreCompact.
 	Trigger            string // manual, auto
@@ -138,6 +140,7 @@ func Parse(raw []byte) (*Input, error) {
 		ToolUseID:          get("tool_use_id"),
 		ToolInput:          root.Get("tool_input"),
 		ToolResponse:       root.Get("tool_response"),
+		ToolError:          get("error"),
 		Trigger:            get("trigger"),
 		CustomInstructions: get("custom_instructions"),
 		Reason:             get("reason"),

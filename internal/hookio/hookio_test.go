@@ -186,6 +186,18 @@ func TestWriteSessionContext(t *testing.T) {
 	assert.NotContains(t, b.String(), "systemMessage")
 }
 
+func TestWriteToolContext(t *testing.T) {
+	var b bytes.Buffer
+	require.NoError(t, WriteToolContext(&b, "PostToolUse", "loop", ""))
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"loop"}}`, b.String())
+	b.Reset()
+	require.NoError(t, WriteToolContext(&b, "PostToolUseFailure", "loop", "stopped"))
+	assert.JSONEq(t, `{"continue":false,"stopReason":"stopped","hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"loop"}}`, b.String())
+	in, err := Parse([]byte(`{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"Exit code 1"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "Exit code 1", in.ToolError)
+}
+
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{preRead, preBashAgent, postWrite, sessionStart, preCompact, sessionEnd,
 		`{"tool_input":{"offset":1e300}}`, `{"model":null}`, `[`, `{"a":"\ud800"}`} {

@@ -18,6 +18,10 @@ type specific struct {
 }
 
 type output struct {
+	// Continue false stops Claude entirely; StopReason is shown to the
+	// user, not to Claude.
+	Continue           *bool     `json:"continue,omitempty"`
+	StopReason         string    `json:"stopReason,omitempty"`
 	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
 	SystemMessage      string    `json:"systemMessage,omitempty"`
 }
@@ -46,6 +50,18 @@ func WriteSessionContext(w io.Writer, context, message string) error {
 // subagent's model.
 func WriteSubagentContext(w io.Writer, context string) error {
 	return write(w, output{HookSpecificOutput: &specific{HookEventName: "SubagentStart", AdditionalContext: clip(context)}})
+}
+
+// WriteToolContext writes additional context for the model after a tool
+// call (event is PostToolUse or PostToolUseFailure). With stop set it also
+// stops Claude (continue false), showing stop to the user.
+func WriteToolContext(w io.Writer, event, context, stop string) error {
+	o := output{HookSpecificOutput: &specific{HookEventName: event, AdditionalContext: clip(context)}}
+	if stop != "" {
+		no := false
+		o.Continue, o.StopReason = &no, clip(stop)
+	}
+	return write(w, o)
 }
 
 func write(w io.Writer, o output) error {

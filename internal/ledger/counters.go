@@ -25,10 +25,35 @@ type Counters struct {
 	Refunds int64 `json:"refunds"`
 	// LoopsBroken counts repeated commands denied by the loop breaker.
 	LoopsBroken int64 `json:"loops_broken"`
+	// Loops counts the governor's fires per rule (docs/governor.md), Stops
+	// the fires that stopped the session (governor.mode on), and LastLoop
+	// is the latest fire.
+	Loops    map[string]int64 `json:"loops,omitempty"`
+	Stops    int64            `json:"loop_stops,omitempty"`
+	LastLoop *LoopFire        `json:"last_loop,omitempty"`
+}
+
+// LoopFire is one governor fire as the hook recorded it.
+type LoopFire struct {
+	Rule    string    `json:"rule"`
+	Subject string    `json:"subject,omitempty"`
+	Count   int       `json:"count"`
+	Mode    string    `json:"mode"`
+	Agent   string    `json:"agent,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// LoopFires is the total of the governor's fires.
+func (c *Counters) LoopFires() int64 {
+	var n int64
+	for _, v := range c.Loops {
+		n += v
+	}
+	return n
 }
 
 // Empty reports whether nothing was counted yet.
-func (c *Counters) Empty() bool { return c.Denials == 0 && c.LoopsBroken == 0 }
+func (c *Counters) Empty() bool { return c.Denials == 0 && c.LoopsBroken == 0 && c.LoopFires() == 0 }
 
 // CountersPath is a session's counters file.
 func CountersPath(d xdg.Dirs, session string) string {

@@ -4,20 +4,25 @@
 //	                       unchanged file still in the agent's context, and
 //	                       break loops of an identical repeated command
 //	synaxi-noreread post   PostToolUse on Read, Bash, Edit, Write, MultiEdit
-//	                       and NotebookEdit: record reads, forget edited files
+//	                       and NotebookEdit, and PostToolUseFailure: record
+//	                       reads, forget edited files, and feed the loop
+//	                       governor (docs/governor.md)
 //
-// The hook input is read from stdin. Stdout carries only a deny decision;
-// on any error the hook allows the call: it exits 0 with no output and
-// never exits 2.
+// The hook input is read from stdin. Stdout carries only a deny decision,
+// or the governor's directive (and, with governor.mode on, the stop); on
+// any error the hook allows the call: it exits 0 with no output and never
+// exits 2.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
 
@@ -60,14 +65,39 @@ func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) st
 		return err // a bad file: no guard at all rather than one the user may have turned off
 	}
 	s := reads.New(d, cfg.NoReread)
+	s.Mode = governor.Mode(cfg.Governor.Mode)
 	s.BaseURL, s.ProjectAll = getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.ProjectAll
 	s.CustomHeaders = getenv("ANTHROPIC_CUSTOM_HEADERS")
 	if mode == "post" {
-		return s.Post(in)
+		return post(s, in, stdout)
 	}
 	dec, err := s.Pre(in)
 	if err != nil || !dec.Deny {
 		return err
 	}
 	return hookio.WriteDeny(stdout, dec.Reason)
+}
+
+// post records the finished call and feeds the governor; a fire is told to
+// the model as additional context and, with governor.mode on, stops Claude
+// with the reason shown to the user.
+func post(s *reads.Store, in *hookio.Input, stdout io.Writer) error {
+	var err error
+	if in.HookEventName != "PostToolUseFailure" || in.ToolName == "Bash" {
+		// A failed Bash command may still have changed files.
+		err = s.Post(in)
+	}
+	fire, ok, gerr := s.Govern(in)
+	if gerr != nil || !ok {
+		return errors.Join(err, gerr)
+	}
+	stop := ""
+	if s.Mode == governor.On {
+		stop = fire.StopReason()
+	}
+	event := in.HookEventName
+	if event == "" {
+		event = "PostToolUse"
+	}
+	return errors.Join(err, hookio.WriteToolContext(stdout, event, fire.Directive(), stop))
 }

@@ -3,10 +3,8 @@ package reads
 import (
 	"errors"
 	"os"
-	"path/filepath"
 
 	"github.com/synaxi/synaxi/internal/hookio"
-	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -24,11 +22,9 @@ func (s *Store) Post(in *hookio.Input) error {
 			return s.record(dir, p, ReadView(a), true)
 		}
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		var err error
 		if p := absPath(in.EditedPath(), in.Cwd); p != "" {
-			err = forget(dir, p)
+			return forget(dir, p)
 		}
-		return errors.Join(err, resetLoops(dir))
 	case "Bash":
 		return s.postBash(in, dir)
 	}
@@ -41,14 +37,13 @@ func (s *Store) postBash(in *hookio.Input, dir string) error {
 	var errs []error
 	switch {
 	case an.Global:
-		errs = append(errs, forgetAll(dir), resetLoops(dir))
+		errs = append(errs, forgetAll(dir))
 	case len(an.Edits) > 0:
 		for _, e := range an.Edits {
 			if p := absPath(e, in.Cwd); p != "" {
 				errs = append(errs, forget(dir, p))
 			}
 		}
-		errs = append(errs, resetLoops(dir))
 	}
 	resp := in.ToolResponse
 	if !resp.Get("interrupted").Bool() && len(resp.Get("stdout").Str) < BashOutputLimit {
@@ -57,16 +52,6 @@ func (s *Store) postBash(in *hookio.Input, dir string) error {
 				errs = append(errs, s.record(dir, p, r.View, false))
 			}
 		}
-	}
-	key := shellread.Normalize(cmd)
-	if s.Cfg.LoopThreshold > 0 && key != "" && !an.Global && len(an.Edits) == 0 {
-		errs = append(errs, statefile.Update(filepath.Join(dir, loopsName), func(l *Loops) error {
-			if l.Cmds == nil {
-				l.Cmds = map[string]int{}
-			}
-			l.Cmds[key]++
-			return nil
-		}, statefile.NoSync))
 	}
 	return errors.Join(errs...)
 }

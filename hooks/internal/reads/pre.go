@@ -1,17 +1,12 @@
 package reads
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
-	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -177,49 +172,4 @@ func denyReason(named []string, tokens int64) string {
 	return fmt.Sprintf("synaxi: you already read %s earlier in this conversation and it is unchanged on disk, so use that content (~%d tokens not re-sent). "+
 		"If it is no longer in your context, or you need it again anyway, re-issue the same read: it will be allowed once.",
 		strings.Join(named, "; "), tokens)
-}
-
-// preLoop is the loop breaker: a command that already ran loop_threshold
-// times with no edit in between is denied on alternate attempts.
-func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
-	n := s.Cfg.LoopThreshold
-	key := shellread.Normalize(cmd)
-	if n <= 0 || key == "" {
-		return Decision{}, nil
-	}
-	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), loopsName)
-	var l Loops
-	if data, err := os.ReadFile(file); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Decision{}, nil
-		}
-		return Decision{}, err
-	} else if json.Unmarshal(data, &l) != nil || l.Cmds[key] < n {
-		return Decision{}, nil
-	}
-	var dec Decision
-	err := statefile.Update(file, func(l *Loops) error {
-		dec = Decision{}
-		runs := l.Cmds[key]
-		if runs < n {
-			return statefile.ErrSkip
-		}
-		if l.Tries == nil {
-			l.Tries = map[string]int{}
-		}
-		l.Tries[key]++
-		if l.Tries[key]%2 == 1 {
-			shown := key
-			if len(shown) > 200 {
-				shown = shown[:200] + "…"
-			}
-			dec = Decision{Deny: true, Reason: fmt.Sprintf("synaxi: `%s` has already run %d times with no edit in between, so its result will not change. "+
-				"Use the earlier output or take a different step; re-issuing it once more is allowed.", shown, runs)}
-		}
-		return nil
-	}, statefile.NoSync)
-	if err != nil || !dec.Deny {
-		return dec, err
-	}
-	return dec, s.count(in.SessionID, func(c *ledger.Counters) { c.LoopsBroken++ })
 }

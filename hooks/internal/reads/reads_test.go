@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
@@ -95,9 +96,17 @@ func (e *env) bash(cmd string) (bool, string) {
 	d, err := e.s.Pre(e.input("PreToolUse", "Bash", ti, nil))
 	require.NoError(e.t, err)
 	if !d.Deny {
-		require.NoError(e.t, e.s.Post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": "…", "stderr": ""})))
+		e.post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": "…", "stderr": ""}))
 	}
 	return d.Deny, d.Reason
+}
+
+// post runs what the post hook runs: Post, then Govern.
+func (e *env) post(in *hookio.Input) {
+	e.t.Helper()
+	require.NoError(e.t, e.s.Post(in))
+	_, _, err := e.s.Govern(in)
+	require.NoError(e.t, err)
 }
 
 func (e *env) edit(tool, path string) {
@@ -105,7 +114,7 @@ func (e *env) edit(tool, path string) {
 	if tool == "NotebookEdit" {
 		key = "notebook_path"
 	}
-	require.NoError(e.t, e.s.Post(e.input("PostToolUse", tool, map[string]any{key: path}, map[string]any{})))
+	e.post(e.input("PostToolUse", tool, map[string]any{key: path}, map[string]any{}))
 }
 
 func (e *env) counters() ledger.Counters {
@@ -304,7 +313,7 @@ func TestTruncatedBashNotRecorded(t *testing.T) {
 	e := newEnv(t)
 	p := e.file("big.txt", 1000)
 	ti := map[string]any{"command": "cat big.txt"}
-	require.NoError(t, e.s.Post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": strings.Repeat("x", BashOutputLimit)})))
+	e.post(e.input("PostToolUse", "Bash", ti, map[string]any{"stdout": strings.Repeat("x", BashOutputLimit)}))
 	c, err := e.s.Load(e.sess, "")
 	require.NoError(t, err)
 	assert.NotContains(t, c.Files, p)
@@ -341,6 +350,12 @@ func TestLoopBreaker(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		denied, _ := e.bash("ls")
 		assert.False(t, denied, "loop breaker off")
+	}
+	e.s.Cfg.LoopThreshold = 3
+	e.s.Mode = governor.Off
+	for i := 0; i < 5; i++ {
+		denied, _ := e.bash("pwd")
+		assert.False(t, denied, "governor off: loop breaker off")
 	}
 }
 
@@ -431,7 +446,7 @@ func TestCorruptStateFailsOpen(t *testing.T) {
 	dir := Dir(e.s.Dirs, e.sess, "")
 	rec := recPath(dir, p)
 	require.NoError(t, os.WriteFile(rec, []byte(`{"path":`), 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, loopsName), []byte("not json"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, governorName), []byte("not json"), 0o600))
 
 	denied, _ := e.read(p, 0, 0)
 	assert.False(t, denied, "an unreadable record allows the read")
@@ -441,7 +456,7 @@ func TestCorruptStateFailsOpen(t *testing.T) {
 	assert.True(t, denied, "the read re-recorded the file")
 	c, err := e.s.Load(e.sess, "")
 	require.NoError(t, err)
-	assert.Equal(t, 1, c.Loops.Cmds["ls"], "the loops file was replaced")
+	assert.Equal(t, 1, c.Governor.RunsOf("ls"), "the governor's file was replaced")
 }
 
 // TestProjectedContext: in a context the proxy may project, a re-read is

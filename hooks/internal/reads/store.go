@@ -1,7 +1,7 @@
 // Package reads is the no-reread hook's memory and judgement: per
 // conversation context (session id + agent id), which files the agent has
 // read (line ranges, with the size and mtime they had), which denials hold
-// an escape grant, and how often each shell command ran since the last edit.
+// an escape grant, and the loop governor's state (govern.go).
 //
 // A re-read is denied only when all of these hold (docs/noreread.md): the path was
 // read in this context; it is unchanged on disk (size and mtime); the
@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/tokens"
@@ -66,23 +67,18 @@ type FileRec struct {
 	Grant *int64 `json:"grant,omitempty"`
 }
 
-// Loops is the loop breaker's state: runs of each normalised command since
-// the last edit, and attempts judged once a command reached the threshold.
-type Loops struct {
-	Cmds  map[string]int `json:"cmds,omitempty"`
-	Tries map[string]int `json:"tries,omitempty"`
-}
-
 // Context is a whole context's record, assembled for inspection and tests.
 type Context struct {
-	Files map[string]*FileRec
-	Loops Loops
+	Files    map[string]*FileRec
+	Governor governor.State
 }
 
 // Store judges and records reads.
 type Store struct {
 	Dirs xdg.Dirs
 	Cfg  config.NoReread
+	// Mode is governor.mode: off also turns the loop breaker off.
+	Mode governor.Mode
 	Now  func() time.Time
 	// Tokens estimates the tokens of file content.
 	Tokens func([]byte) int64
@@ -102,7 +98,7 @@ type Store struct {
 
 // New returns a Store with the real clock and estimator.
 func New(d xdg.Dirs, cfg config.NoReread) *Store {
-	return &Store{Dirs: d, Cfg: cfg, Now: time.Now, Tokens: EstimateTokens}
+	return &Store{Dirs: d, Cfg: cfg, Mode: governor.Advise, Now: time.Now, Tokens: EstimateTokens}
 }
 
 // EstimateTokens is the token estimate used for the floor and the savings
@@ -114,10 +110,7 @@ func Dir(d xdg.Dirs, session, agent string) string {
 	return d.StatePath("noreread", visibility.ContextKey(session, agent))
 }
 
-const (
-	recPrefix = "f-"
-	loopsName = "loops.json"
-)
+const recPrefix = "f-"
 
 // recPath is the record file of path inside a context directory.
 func recPath(dir, path string) string {
@@ -220,22 +213,6 @@ func forgetAll(dir string) error {
 	return errors.Join(errs...)
 }
 
-// resetLoops clears the loop breaker: a repeat after an edit is
-// verification, not a loop.
-func resetLoops(dir string) error {
-	file := filepath.Join(dir, loopsName)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return statefile.Update(file, func(l *Loops) error {
-		if len(l.Cmds) == 0 && len(l.Tries) == 0 {
-			return statefile.ErrSkip
-		}
-		*l = Loops{}
-		return nil
-	}, statefile.NoSync)
-}
-
 // Load assembles a context's records.
 func (s *Store) Load(session, agent string) (*Context, error) {
 	dir := Dir(s.Dirs, session, agent)
@@ -247,8 +224,8 @@ func (s *Store) Load(session, agent string) (*Context, error) {
 	for _, e := range entries {
 		n := e.Name()
 		switch {
-		case n == loopsName:
-			_ = statefile.ReadJSON(filepath.Join(dir, n), &c.Loops)
+		case n == governorName:
+			_ = statefile.ReadJSON(filepath.Join(dir, n), &c.Governor)
 		case strings.HasPrefix(n, recPrefix) && strings.HasSuffix(n, ".json"):
 			var r FileRec
 			if statefile.ReadJSON(filepath.Join(dir, n), &r) == nil {

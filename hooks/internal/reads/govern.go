@@ -1,0 +1,143 @@
+package reads
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/synaxi/synaxi/internal/governor"
+	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/statefile"
+
+	"github.com/synaxi/synaxi/hooks/internal/shellread"
+)
+
+// governorName is the context's governor state (governor.State), which
+// also holds the loop breaker's counts.
+const governorName = "governor.json"
+
+// Thresholds are the governor's thresholds with the repeat rule's taken
+// from noreread.loop_threshold.
+func (s *Store) Thresholds() governor.Thresholds {
+	th := governor.Defaults
+	th.Repeat = s.Cfg.LoopThreshold
+	return th
+}
+
+// Govern feeds a finished tool call (PostToolUse, or PostToolUseFailure)
+// to its context's governor and returns the loop it completed, if any, after
+// counting it for the status line. With governor.mode off it does nothing.
+func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
+	if s.Mode == governor.Off || s.Mode == "" || in.SessionID == "" {
+		return governor.Fire{}, false, nil
+	}
+	failed, output := toolResult(in)
+	c := governor.FromTool(in.ToolName, []byte(in.ToolInput.Raw), in.Cwd, failed, output, shellEdits)
+	var (
+		fire governor.Fire
+		ok   bool
+	)
+	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
+	err := statefile.Update(file, func(st *governor.State) error {
+		fire, ok = st.Observe(c, s.Thresholds())
+		return nil
+	}, statefile.NoSync)
+	if err != nil || !ok {
+		return fire, ok, err
+	}
+	return fire, ok, s.count(in.SessionID, func(c *ledger.Counters) {
+		if c.Loops == nil {
+			c.Loops = map[string]int64{}
+		}
+		c.Loops[string(fire.Rule)]++
+		if s.Mode == governor.On {
+			c.Stops++
+		}
+		c.LastLoop = &ledger.LoopFire{Rule: string(fire.Rule), Subject: fire.Subject, Count: fire.Count,
+			Mode: string(s.Mode), Agent: in.AgentID, At: s.Now()}
+	})
+}
+
+// toolResult is whether a finished call failed and the output the model saw
+// of it: PostToolUseFailure's error, or a Bash call's stdout and stderr.
+func toolResult(in *hookio.Input) (failed bool, output string) {
+	if in.HookEventName == "PostToolUseFailure" {
+		return true, in.ToolError
+	}
+	r := in.ToolResponse
+	out := r.Get("stdout").Str
+	if e := r.Get("stderr").Str; e != "" {
+		out += "\n" + e
+	}
+	return r.Get("is_error").Bool() || r.Get("interrupted").Bool(), out
+}
+
+// shellEdits is the governor's view of a command line: the files it may
+// change and whether it may change files it does not name.
+func shellEdits(cmd, cwd string) ([]string, bool) {
+	an := shellread.Parse(cmd, cwd)
+	var edits []string
+	for _, e := range an.Edits {
+		if p := absPath(e, cwd); p != "" {
+			edits = append(edits, p)
+		}
+	}
+	return edits, an.Global
+}
+
+// preLoop is the loop breaker: a command that already ran loop_threshold
+// times with no edit in between is denied on alternate attempts
+// (governor.State.Attempt).
+func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
+	n := s.Cfg.LoopThreshold
+	if n <= 0 || s.Mode == governor.Off || s.Mode == "" || strings.TrimSpace(cmd) == "" {
+		return Decision{}, nil
+	}
+	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
+	var st governor.State
+	if err := statefile.ReadJSON(file, &st); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Decision{}, nil
+		}
+		return Decision{}, nil // unreadable: allow; the next post replaces it
+	}
+	if st.RunsOf(cmd) < n {
+		return Decision{}, nil
+	}
+	var dec Decision
+	err := statefile.Update(file, func(st *governor.State) error {
+		dec = Decision{}
+		deny, runs := st.Attempt(cmd, n)
+		if runs < n {
+			return statefile.ErrSkip
+		}
+		if deny {
+			f := governor.Fire{Rule: governor.Repeat, Count: runs, Subject: governor.Normalize(cmd)}
+			dec = Decision{Deny: true, Reason: f.Directive() + " Re-issuing it once more is allowed."}
+		}
+		return nil
+	}, statefile.NoSync)
+	if err != nil || !dec.Deny {
+		return dec, err
+	}
+	return dec, s.count(in.SessionID, func(c *ledger.Counters) { c.LoopsBroken++ })
+}
+
+// resetLoops clears the loop breaker's counts after a change the governor
+// did not see (a file changed behind the agent's back, compaction): a
+// repeat then is verification, not a loop.
+func resetLoops(dir string) error {
+	file := filepath.Join(dir, governorName)
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return statefile.Update(file, func(st *governor.State) error {
+		if !st.Forget() {
+			return statefile.ErrSkip
+		}
+		return nil
+	}, statefile.NoSync)
+}
