@@ -159,7 +159,7 @@ func TestPluginManifests(t *testing.T) {
 		assert.LessOrEqual(t, len(name), 64, "API tool names are at most 64 characters")
 	}
 
-	for _, skill := range []string{"explore", "brief", "setup", "review"} {
+	for _, skill := range []string{"explore", "brief", "setup", "review", "trim"} {
 		fields, _ := frontmatter(t, filepath.Join(root, "plugin", "skills", skill, "SKILL.md"))
 		assert.Equal(t, skill, fields["name"])
 		assert.NotEmpty(t, fields["description"])

@@ -10,7 +10,9 @@
 //	                           this session is routed to it and it is down
 //	                           (waiting at most about 1 s in all),
 //	                           and give the model the guidance learned for
-//	                           this project (docs/ingest.md)
+//	                           this project (docs/ingest.md); after /clear,
+//	                           first what `synaxi trim` staged for this
+//	                           project, once (docs/trim.md)
 //	synaxi-session substart    SubagentStart (the synaxi-worker): give the
 //	                           worker that same guidance
 //	synaxi-session precompact  PreCompact: reset the no-reread records
@@ -32,6 +34,7 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/trim"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 
@@ -119,14 +122,21 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		// writers left behind.
 		store.Prune(pruneAge)
 		visibility.Prune(d, pruneAge, now)
+		trim.Prune(d, pruneAge, now)
 		statefile.PruneTemps(d.StatePath(), tempAge, now)
 	}
 	guide, gerr := session.Guidance(d, cfg.Guidance, in, now)
 	if gerr != nil && err == nil {
 		err = gerr
 	}
+	// After /clear, what `synaxi trim` staged comes first: the guidance
+	// after it is what the output cap cuts if the two are too long.
+	carried, msg, terr := session.Trimmed(d, in, now)
+	if terr != nil && err == nil {
+		err = terr
+	}
+	guide = joinText(carried, guide)
 	base := getenv("ANTHROPIC_BASE_URL")
-	msg := ""
 	// A proxy left running by an older plugin version gives way to this
 	// version's (it drains what is in flight); a failed replacement leaves
 	// it serving.
@@ -141,8 +151,8 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 	}
 	_, _ = session.ReplaceOlder(ctx, d, own, proxyBudget)
 	if session.EnsureProxy(ctx, d, base, cfg.Proxy.Port, max(proxyBudget-time.Since(t0), minProxyWait)) == session.Down {
-		msg = fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
-			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base)
+		msg = joinText(msg, fmt.Sprintf("synaxi: this session is routed through the local proxy (%s) but it is not running and did not start; "+
+			"run `synaxi doctor`, or `synaxi unwrap` to talk to the API directly.", base))
 	}
 	if guide != "" || msg != "" {
 		if werr := hookio.WriteSessionContext(stdout, guide, msg); werr != nil && err == nil {
@@ -150,6 +160,14 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		}
 	}
 	return err
+}
+
+// joinText joins two texts with a blank line, leaving out an empty one.
+func joinText(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n\n" + b
 }
 
 // substart gives a starting subagent the learned guidance.

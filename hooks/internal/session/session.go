@@ -2,7 +2,8 @@
 // SessionStart, PreCompact and SessionEnd hooks: the session record other
 // binaries read, resetting the no-reread records when the model's context is
 // rebuilt, and starting the proxy on demand when this session is routed
-// through it. After a plugin update the new version's SessionStart also
+// through it; after /clear it takes the block `synaxi trim` staged for the
+// project (Trimmed: once, main conversation only). After a plugin update the new version's SessionStart also
 // replaces what the old one left: the stable copies of the binaries
 // (RefreshStable) and a running proxy of an older version (ReplaceOlder,
 // which drops no request in flight); a development build replaces nothing.

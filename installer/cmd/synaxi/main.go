@@ -15,6 +15,7 @@
 //	synaxi report [--out FILE]
 //	synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]
 //	synaxi profile show|export [--json]|history|rollback [VERSION]|edit ID TEXT…|forget ID|exclude ID|include ID|reset
+//	synaxi trim [--session ID | --transcript FILE] [--ttl 1h] [--max-chars N] [--dry-run] | --cancel
 //	synaxi -version
 package main
 
@@ -62,6 +63,8 @@ commands:
   ingest      learn from past sessions: this repository's, --all, or FILES (progress bar on a terminal)
   profile     what synaxi learned: show, export [--json], history, rollback [VERSION], edit ID TEXT,
               forget ID, exclude ID, include ID, reset
+  trim        stage what this session needs (files, open error, your instructions, todos, decisions)
+              for the next /clear here: --session ID, --dry-run, --cancel
   -version    print the version
 `
 
@@ -125,6 +128,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.RunIngest(ctx, rest, stdout, stderr)
 	case "profile":
 		return cli.RunProfile(ctx, rest, stdout, stderr)
+	case "trim":
+		return runTrim(rest, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "synaxi: unknown command %q\n\n%s", cmd, usage)
 	return 2
