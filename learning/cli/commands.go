@@ -78,9 +78,13 @@ func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 
 // RunProfile runs `synaxi profile ARGS` and returns its exit code.
 func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(stderr, ProfileUsage)
 		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, ProfileUsage) // asked for: not an error
+		return 0
 	}
 	e, err := learningEnv(stdout, stderr)
 	if err != nil {

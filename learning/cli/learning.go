@@ -102,6 +102,7 @@ func SessionProject(path string) string {
 type IngestSummary struct {
 	Read, Learned, Unchanged, Failed int
 	Kept, Rejected                   int
+	Forgotten                        int // observations the user had rejected or forgotten before
 	Version                          int
 }
 
@@ -168,7 +169,10 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 			sum.Unchanged++
 		default:
 			sum.Learned++
-			sum.Kept += len(res.Kept)
+			// An observation the user had rejected (or forgotten) is
+			// dropped by the merge, not kept.
+			sum.Kept += len(res.Kept) - res.Merge.Forgotten
+			sum.Forgotten += res.Merge.Forgotten
 			sum.Rejected += len(res.Rejected)
 			sum.Version = max(sum.Version, res.Version)
 			if o.DryRun {
@@ -197,8 +201,8 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 	if o.DryRun {
 		fmt.Fprint(e.Out, "dry run: nothing saved\n")
 	}
-	fmt.Fprintf(e.Out, "%d transcript(s): %d learned from (%d observations kept, %d rejected as ungrounded), %d unchanged since last time, %d failed\n",
-		sum.Read, sum.Learned, sum.Kept, sum.Rejected, sum.Unchanged, sum.Failed)
+	fmt.Fprintf(e.Out, "%d transcript(s): %d learned from (%d observations kept, %d rejected as ungrounded, %d you had rejected before), %d already read at their current size, %d failed\n",
+		sum.Read, sum.Learned, sum.Kept, sum.Rejected, sum.Forgotten, sum.Unchanged, sum.Failed)
 	if sum.Version > 0 {
 		fmt.Fprintf(e.Out, "profile v%d\n", sum.Version)
 		republish(ctx, e)

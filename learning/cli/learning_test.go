@@ -119,3 +119,29 @@ func TestStatusReportsPrunes(t *testing.T) {
 	assert.Contains(t, out.String(), "1 candidate(s) pruned after you had seen them")
 	assert.Contains(t, out.String(), "“run the linter” (faded)")
 }
+
+// A damaged profile.json: status names the command, and `synaxi profile
+// rollback` restores the last good version; history lists the versions.
+func TestRollbackRestoresADamagedProfile(t *testing.T) {
+	root := t.TempDir()
+	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data")}
+	var out, errb bytes.Buffer
+	e := Env{Dirs: d, Config: config.Default(), Getenv: func(string) string { return "" }, Out: &out, Err: &errb}
+	_, err := e.store().Update("first", func(p *store.Profile) error {
+		p.Pruned = []store.Pruned{{ID: "abc", Text: "run the linter", Why: "faded"}}
+		return nil
+	})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(e.store().Path(), []byte("{torn"), 0o600))
+	Status(&out, e)
+	assert.Contains(t, out.String(), "`synaxi profile rollback` restores v1, the last good version")
+	out.Reset()
+	require.NoError(t, History(e))
+	assert.Contains(t, out.String(), "first")
+	out.Reset()
+	require.NoError(t, Change(context.Background(), e, "rollback", nil))
+	assert.Contains(t, out.String(), "profile v2 (rollback)")
+	p, err := e.store().Load()
+	require.NoError(t, err)
+	assert.Len(t, p.Pruned, 1, "the last good version's content is back")
+}

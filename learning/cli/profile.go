@@ -241,8 +241,14 @@ func Change(ctx context.Context, e Env, cmd string, args []string) error {
 func Status(w io.Writer, e Env) {
 	p, err := e.store().Load()
 	switch {
+	case errors.Is(err, store.ErrDamaged):
+		fix := "`synaxi profile reset` starts afresh (the damaged file is kept beside it)"
+		if good, gerr := e.store().LastGood(); gerr == nil && good > 0 {
+			fix = fmt.Sprintf("`synaxi profile rollback` restores v%d, the last good version (the damaged file is kept beside it)", good)
+		}
+		fmt.Fprintf(w, "profile\tdamaged: %v; %s\n", err, fix)
 	case err != nil:
-		fmt.Fprintf(w, "profile\tunreadable: %v (see `synaxi profile history`, then `synaxi profile rollback`)\n", err)
+		fmt.Fprintf(w, "profile\tunreadable: %v (make it readable)\n", err)
 	default:
 		fmt.Fprintf(w, "profile\tv%d: %d entries from %d sessions\n", p.Version, len(p.Entries), len(p.Ingested))
 		if n := len(p.Candidates("")); n > 0 {

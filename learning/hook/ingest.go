@@ -213,8 +213,12 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 		dr.logf("record done %s: %v", j.Session, err)
 	}
 	st.Done++
-	dr.logf("session %s: %d proposed, %d kept, %d rejected, %d dropped for a secret, %d flagged dangerous, profile v%d", j.Session,
-		res.Proposed, len(res.Kept), len(res.Rejected), res.Gate.SecretsDropped, res.Gate.DangerousFlagged, res.Version)
+	if res.Unchanged {
+		dr.logf("session %s: already read at this size, nothing new", j.Session)
+		return
+	}
+	dr.logf("session %s: %d proposed, %d kept, %d rejected, %d you had rejected before, %d dropped for a secret, %d flagged dangerous, profile v%d", j.Session,
+		res.Proposed, len(res.Kept)-res.Merge.Forgotten, len(res.Rejected), res.Merge.Forgotten, res.Gate.SecretsDropped, res.Gate.DangerousFlagged, res.Version)
 	st.latest = max(st.latest, res.Version)
 }
 

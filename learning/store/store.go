@@ -27,6 +27,11 @@ var ErrUnchanged = errors.New("profile: unchanged")
 // ErrNotFound reports an entry id or version that does not exist.
 var ErrNotFound = errors.New("profile: not found")
 
+// ErrDamaged reports a profile file that exists but does not decode.
+// Rollback and Reset repair a damaged profile.json; nothing else
+// overwrites it.
+var ErrDamaged = errors.New("profile: damaged")
+
 // Store is the versioned profile store in one directory.
 type Store struct {
 	dir string
@@ -75,7 +80,7 @@ func readProfile(path string) (*Profile, error) {
 	}
 	var p Profile
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("decode profile %s: %w", path, err)
+		return nil, fmt.Errorf("decode profile %s: %w: %w", path, ErrDamaged, err)
 	}
 	p.migrate()
 	return &p, nil
@@ -98,45 +103,55 @@ func (s *Store) update(reason func() string, fn func(*Profile) error) (int, erro
 		if err != nil {
 			// An unreadable current file is not overwritten: that would
 			// lose the profile. Rollback to a history version repairs it.
+			if errors.Is(err, ErrDamaged) {
+				return fmt.Errorf("%w; `synaxi profile rollback` restores the last good version", err)
+			}
 			return err
 		}
 		if err := fn(p); err != nil {
 			return err
 		}
-		p.migrate() // an entry added without a state is a candidate
-		if err := p.Validate(); err != nil {
-			return fmt.Errorf("refuse to save an invalid profile: %w", err)
-		}
 		last, err := s.lastVersion()
 		if err != nil {
 			return err
 		}
-		p.Version = max(p.Version, last) + 1
-		p.Saved = s.now().UTC()
-		p.Reason = reason()
-		if p.Entries == nil {
-			p.Entries = []Entry{}
-		}
-		data, err := json.MarshalIndent(p, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode profile: %w", err)
-		}
-		// History first: a crash after it leaves an orphan the next save
-		// overwrites; a crash before leaves the old version current.
-		if err := statefile.WriteBytes(s.versionPath(p.Version), data); err != nil {
-			return err
-		}
-		if err := statefile.WriteBytes(s.Path(), data); err != nil {
-			return err
-		}
-		version = p.Version
-		s.pruneHistory()
-		return nil
+		version, err = s.save(p, last, reason())
+		return err
 	})
 	if err != nil {
 		return 0, err
 	}
 	return version, nil
+}
+
+// save writes p as the version after last, labelled reason: the history
+// file first, then profile.json, each by atomic rename. The caller holds
+// the lock.
+func (s *Store) save(p *Profile, last int, reason string) (int, error) {
+	p.migrate() // an entry added without a state is a candidate
+	if err := p.Validate(); err != nil {
+		return 0, fmt.Errorf("refuse to save an invalid profile: %w", err)
+	}
+	p.Version = max(p.Version, last) + 1
+	p.Saved = s.now().UTC()
+	p.Reason = reason
+	if p.Entries == nil {
+		p.Entries = []Entry{}
+	}
+	data, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return 0, fmt.Errorf("encode profile: %w", err)
+	}
+	// History first: a crash after it leaves an orphan the next save
+	// overwrites; a crash before leaves the old version current.
+	if err := statefile.WriteBytes(s.versionPath(p.Version), data); err != nil {
+		return 0, err
+	}
+	if err := statefile.WriteBytes(s.Path(), data); err != nil {
+		return 0, err
+	}
+	s.pruneHistory()
+	return p.Version, nil
 }
 
 // lastVersion is the current file's version (0 if none). History may hold
@@ -168,7 +183,11 @@ func (s *Store) Versions() ([]VersionInfo, error) {
 		return nil, err
 	}
 	cur, err := s.lastVersion()
-	if err != nil {
+	damaged := errors.Is(err, ErrDamaged)
+	switch {
+	case damaged && len(nums) > 0:
+		cur = nums[len(nums)-1] // none is current: list them all
+	case err != nil && !damaged:
 		return nil, err
 	}
 	out := make([]VersionInfo, 0, len(nums))
@@ -178,11 +197,63 @@ func (s *Store) Versions() ([]VersionInfo, error) {
 		}
 		p, err := s.LoadVersion(v)
 		if err != nil {
-			return nil, err
+			out = append(out, VersionInfo{Version: v, Reason: "unreadable: " + err.Error()})
+			continue
 		}
-		out = append(out, VersionInfo{Version: v, Saved: p.Saved, Reason: p.Reason, Entries: len(p.Entries), Current: v == cur})
+		out = append(out, VersionInfo{Version: v, Saved: p.Saved, Reason: p.Reason, Entries: len(p.Entries), Current: v == cur && !damaged})
 	}
 	return out, nil
+}
+
+// LastGood is the newest history version that reads, or 0 when none does.
+func (s *Store) LastGood() (int, error) {
+	nums, err := s.historyVersions()
+	if err != nil {
+		return 0, err
+	}
+	for i := len(nums) - 1; i >= 0; i-- {
+		if _, err := s.LoadVersion(nums[i]); err == nil {
+			return nums[i], nil
+		}
+	}
+	return 0, nil
+}
+
+// repair replaces a damaged profile.json, under the lock: the damaged file
+// is set aside (profile.json.damaged-<time>, never deleted) and the
+// version to's content (an empty profile when to is 0) is saved as the
+// version after the newest in the history. It returns ErrUnchanged when
+// profile.json is not damaged.
+func (s *Store) repair(to int, reason string) (int, error) {
+	var version int
+	err := statefile.WithLock(s.Path(), func() error {
+		if _, err := readProfile(s.Path()); !errors.Is(err, ErrDamaged) {
+			return ErrUnchanged
+		}
+		p := &Profile{}
+		if to > 0 {
+			old, err := s.LoadVersion(to)
+			if err != nil {
+				return err
+			}
+			p = old
+		}
+		nums, err := s.historyVersions()
+		if err != nil {
+			return err
+		}
+		last := 0
+		if len(nums) > 0 {
+			last = nums[len(nums)-1]
+		}
+		aside := fmt.Sprintf("%s.damaged-%d", s.Path(), s.now().UnixNano())
+		if err := os.Rename(s.Path(), aside); err != nil {
+			return fmt.Errorf("set the damaged profile aside: %w", err)
+		}
+		version, err = s.save(p, last, fmt.Sprintf("%s (profile.json was damaged; set aside as %s)", reason, filepath.Base(aside)))
+		return err
+	})
+	return version, err
 }
 
 func (s *Store) historyVersions() ([]int, error) {
@@ -221,7 +292,25 @@ func (s *Store) pruneHistory() {
 // Rollback makes the content of version v current again, as a new version
 // (so the rollback itself can be undone). v == 0 means the version before
 // the current one.
+//
+// When profile.json is damaged, Rollback repairs it: v == 0 means the
+// newest history version that reads (the last good one), and the damaged
+// file is kept beside it.
 func (s *Store) Rollback(v int) (int, error) {
+	if _, err := s.Load(); errors.Is(err, ErrDamaged) {
+		to := v
+		if to == 0 {
+			good, err := s.LastGood()
+			if err != nil {
+				return 0, err
+			}
+			if good == 0 {
+				return 0, fmt.Errorf("profile.json is damaged and no history version reads: `synaxi profile reset` starts afresh (the damaged file is kept): %w", ErrNotFound)
+			}
+			to = good
+		}
+		return s.repair(to, fmt.Sprintf("rollback to v%d", to))
+	}
 	var target int
 	return s.update(func() string { return fmt.Sprintf("rollback to v%d", target) }, func(p *Profile) error {
 		target = v
@@ -309,7 +398,12 @@ func (s *Store) updateEntry(verb, id string, change func(*Entry) bool) (int, err
 
 // Reset empties the profile (entries, session ledger and tombstones) as a
 // new version; the history keeps what was there.
+//
+// A damaged profile.json is set aside and replaced by an empty profile.
 func (s *Store) Reset() (int, error) {
+	if _, err := s.Load(); errors.Is(err, ErrDamaged) {
+		return s.repair(0, "reset")
+	}
 	return s.Update("reset", func(p *Profile) error {
 		if len(p.Entries) == 0 && len(p.Ingested) == 0 && len(p.Forgotten) == 0 {
 			return ErrUnchanged

@@ -259,3 +259,44 @@ func TestExportJSONFieldNames(t *testing.T) {
 		assert.Contains(t, ev, k)
 	}
 }
+
+// Issue 24: with a damaged profile.json, history and rollback failed with
+// the same decode error and only copying a history file by hand restored
+// it. History lists the versions, rollback restores the last good one and
+// keeps the damaged file, reset starts afresh.
+func TestDamagedCurrentIsRepairedByRollbackOrReset(t *testing.T) {
+	s := Open(t.TempDir())
+	addEntry(t, s, "a")
+	addEntry(t, s, "b")
+	require.NoError(t, os.WriteFile(s.Path(), []byte("{torn"), 0o600))
+	_, err := s.Load()
+	require.ErrorIs(t, err, ErrDamaged)
+
+	vs, err := s.Versions()
+	require.NoError(t, err)
+	require.Len(t, vs, 2)
+	assert.False(t, vs[1].Current, "a damaged file is no version")
+	good, err := s.LastGood()
+	require.NoError(t, err)
+	assert.Equal(t, 2, good)
+
+	v, err := s.Rollback(0)
+	require.NoError(t, err)
+	assert.Equal(t, 3, v)
+	p, err := s.Load()
+	require.NoError(t, err)
+	assert.Len(t, p.Entries, 2, "the last good version is current again")
+	assert.Contains(t, p.Reason, "rollback to v2 (profile.json was damaged; set aside as profile.json.damaged-")
+	aside, _ := filepath.Glob(s.Path() + ".damaged-*")
+	require.Len(t, aside, 1)
+	data, _ := os.ReadFile(aside[0])
+	assert.Equal(t, "{torn", string(data), "the damaged file is kept")
+
+	require.NoError(t, os.WriteFile(s.Path(), []byte("{torn again"), 0o600))
+	v, err = s.Reset()
+	require.NoError(t, err)
+	assert.Equal(t, 4, v)
+	p, err = s.Load()
+	require.NoError(t, err)
+	assert.Empty(t, p.Entries)
+}

@@ -159,7 +159,8 @@ func TestIngestAndProfileCommands(t *testing.T) {
 
 	code, out, _ = runCLI(t, "profile", "history")
 	require.Equal(t, 0, code)
-	assert.Contains(t, out, "v4 (current)")
+	assert.Contains(t, out, "v5 (current)")
+	assert.Contains(t, out, "review shown", "listing candidates to the user is a version: from then on they may be pruned")
 	assert.Contains(t, out, "ingest sess-b")
 	assert.Contains(t, out, "accept "+idB+" as global")
 
@@ -191,8 +192,9 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	// not learn it back.
 	code, _, errs = runCLI(t, "profile", "reject", idA)
 	require.Equal(t, 0, code, errs)
-	code, _, errs = runCLI(t, "ingest", "--force", "--project", repoA)
+	code, out, errs = runCLI(t, "ingest", "--force", "--project", repoA)
 	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "(0 observations kept, 0 rejected as ungrounded, 1 you had rejected before)", "a rejected observation is not counted as kept")
 	code, out, _ = runCLI(t, "profile", "show")
 	require.Equal(t, 0, code)
 	assert.NotContains(t, out, "never commit without signing")
@@ -221,6 +223,16 @@ func TestIngestAndProfileCommands(t *testing.T) {
 	code, _, errs = runCLI(t, "profile", "accept", "nope")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, errs, "synaxi profile review --json")
+	for _, help := range [][]string{{"profile", "--help"}, {"profile", "-h"}, {"profile", "help"}} {
+		code, out, _ = runCLI(t, help...)
+		assert.Equal(t, 0, code, help)
+		assert.Contains(t, out, "review [--json]", help)
+	}
+	code, out, _ = runCLI(t, "--help")
+	assert.Equal(t, 0, code)
+	for _, cmd := range []string{"review", "accept [--global] ID", "reject ID"} {
+		assert.Contains(t, out, cmd, "synaxi --help lists the review commands")
+	}
 	code, _, errs = runCLI(t, "profile", "review")
 	assert.Equal(t, 1, code, "no terminal in a test")
 	assert.Contains(t, errs, "needs a terminal")

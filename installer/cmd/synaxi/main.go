@@ -14,6 +14,7 @@
 //	synaxi savings --replay [--sessions N] [--max-mb N] [--json]
 //	synaxi report [--out FILE]
 //	synaxi ingest [--all | --project DIR] [--force] [--dry-run] [FILES…]
+//	synaxi profile review [--json]|accept [--global] ID [TEXT…]|reject ID
 //	synaxi profile show|export [--json]|history|rollback [VERSION]|edit ID TEXT…|forget ID|exclude ID|include ID|reset
 //	synaxi trim [--session ID | --transcript FILE] [--ttl 1h] [--max-chars N] [--dry-run] | --cancel
 //	synaxi -version
@@ -61,8 +62,10 @@ commands:
               --replay: what the projection would have saved on your recent sessions
   report      a local HTML page with charts (--out FILE)
   ingest      learn from past sessions: this repository's, --all, or FILES (progress bar on a terminal)
-  profile     what synaxi learned: show, export [--json], history, rollback [VERSION], edit ID TEXT,
-              forget ID, exclude ID, include ID, reset
+  profile     what synaxi learned: review (decide about candidates in a terminal; --json lists them),
+              accept [--global] ID [TEXT], reject ID, show, export [--json], history,
+              rollback [VERSION], edit ID TEXT, forget ID, exclude ID, include ID, reset
+              (synaxi profile --help says more)
   trim        stage what this session needs (files, open error, your instructions, todos, decisions)
               for the next /clear here: --session ID, --dry-run, --cancel
   -version    print the version

@@ -33,6 +33,7 @@ var checklist = []func(context.Context, *facts) Check{
 	checkWraps,
 	checkLedger,
 	checkJournal,
+	checkProfile,
 }
 
 func runChecks(ctx context.Context, f *facts) []Check {
