@@ -65,9 +65,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "serve":
-		return serve(ctx, args, stdout, stderr)
+		return exit(stderr, serve(ctx, args, stdout, stderr))
 	case "start":
-		return start(ctx, args, stdout, stderr)
+		return exit(stderr, start(ctx, args, stdout, stderr))
 	case "stop":
 		return stopCmd(ctx, args, stdout, stderr)
 	case "status":
@@ -95,107 +95,66 @@ const usage = `usage:
 run "synaxi-proxyd serve -h" for the flags
 `
 
-// options are the serve flags; set records which ones were given.
+// options are the flags of serve and start that are not configuration
+// keys; args are the arguments they were parsed from.
 type options struct {
 	configPath  string
 	listen      string
 	logLevel    string
 	drain       time.Duration
 	showVersion bool
-	set         map[string]bool
-	upstream    string
-	model       string
-	port        int
-	projectAll  bool
-	disable     bool
-	countTokens bool
-	idleExit    time.Duration
-	logConv     bool
-	tokenFile   string
-	tlsCert     string
-	tlsKey      string
-	otlp        string
-	replica     string
-	visStore    string
 	takeover    bool
+	args        []string
 }
 
-// parseServe reads the flags of serve and start. Flag errors are already
-// written to stderr when it returns.
-func parseServe(name string, args []string, stderr io.Writer) (*options, error) {
-	o := &options{set: map[string]bool{}}
+// bindFlags defines the flags of serve and start: the options into o and
+// every configuration flag into its key of p. Parsing the arguments into a
+// set bound to the loaded configuration lays the flags that were given over
+// it, so each flag is named here and nowhere else.
+func bindFlags(name string, o *options, p *config.Proxy) *flag.FlagSet {
 	fs := flag.NewFlagSet("synaxi-proxyd "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.StringVar(&o.configPath, "config", "", "config file (default $XDG_CONFIG_HOME/synaxi/config.toml)")
 	fs.StringVar(&o.listen, "listen", "", "listen address host:port (default 127.0.0.1 and proxy.port)")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long shutdown (SIGTERM, SIGINT, stop) waits for in-flight streams before cutting them")
 	fs.BoolVar(&o.showVersion, "version", false, "print the version and exit")
-	fs.StringVar(&o.upstream, "upstream", "", "upstream base URL (proxy.upstream)")
-	fs.StringVar(&o.model, "upstream-model", "", "rewrite every Messages request's model to this (proxy.upstream_model)")
-	fs.IntVar(&o.port, "port", 0, "loopback port (proxy.port)")
-	fs.BoolVar(&o.projectAll, "project-all", false, "project every Messages request (proxy.project_all)")
-	fs.BoolVar(&o.disable, "disable-projection", false, "never project (proxy.disable_projection)")
-	fs.BoolVar(&o.countTokens, "count-tokens", true, "measure with the upstream's count_tokens (proxy.count_tokens)")
-	fs.DurationVar(&o.idleExit, "idle-exit", 0, "exit after this long without requests; 0 never (proxy.idle_exit)")
-	fs.BoolVar(&o.logConv, "log-conversations", false, "write the JSONL conversation log (proxy.log_conversations)")
 	fs.BoolVar(&o.takeover, "takeover", false, "replace a running instance: signal it to drain and serve on its address as soon as it lets go (no request in flight is dropped)")
-	fs.StringVar(&o.tokenFile, "token-file", "", "file holding the team token every request must carry in "+server.TokenHeader+"; required beyond loopback (proxy.token_file)")
-	fs.StringVar(&o.tlsCert, "tls-cert", "", "PEM certificate: serve HTTPS (proxy.tls_cert)")
-	fs.StringVar(&o.tlsKey, "tls-key", "", "PEM private key of --tls-cert (proxy.tls_key)")
-	fs.StringVar(&o.otlp, "otlp-endpoint", "", "also push metrics over OTLP/HTTP to this URL (proxy.otlp_endpoint)")
-	fs.StringVar(&o.replica, "replica", "", "this replica's name in metric labels; default the host name (proxy.replica)")
-	fs.StringVar(&o.visStore, "visibility-store", "", "redis://host:6379/0 holding the no-reread hook's visibility exports, shared by the replicas (proxy.visibility_store)")
+	fs.StringVar(&p.Upstream, "upstream", p.Upstream, "upstream base URL (proxy.upstream)")
+	fs.StringVar(&p.UpstreamModel, "upstream-model", p.UpstreamModel, "rewrite every Messages request's model to this (proxy.upstream_model)")
+	fs.IntVar(&p.Port, "port", p.Port, "loopback port (proxy.port)")
+	fs.BoolVar(&p.ProjectAll, "project-all", p.ProjectAll, "project every Messages request (proxy.project_all)")
+	fs.BoolVar(&p.DisableProjection, "disable-projection", p.DisableProjection, "never project (proxy.disable_projection)")
+	fs.BoolVar(&p.CountTokens, "count-tokens", p.CountTokens, "measure with the upstream's count_tokens (proxy.count_tokens)")
+	fs.TextVar(&p.IdleExit, "idle-exit", p.IdleExit, "exit after this long without requests; 0 never (proxy.idle_exit)")
+	fs.BoolVar(&p.LogConversations, "log-conversations", p.LogConversations, "write the JSONL conversation log (proxy.log_conversations)")
+	fs.StringVar(&p.TokenFile, "token-file", p.TokenFile, "file holding the team token every request must carry in "+server.TokenHeader+"; required beyond loopback (proxy.token_file)")
+	fs.StringVar(&p.TLSCert, "tls-cert", p.TLSCert, "PEM certificate: serve HTTPS (proxy.tls_cert)")
+	fs.StringVar(&p.TLSKey, "tls-key", p.TLSKey, "PEM private key of --tls-cert (proxy.tls_key)")
+	fs.StringVar(&p.OTLPEndpoint, "otlp-endpoint", p.OTLPEndpoint, "also push metrics over OTLP/HTTP to this URL (proxy.otlp_endpoint)")
+	fs.StringVar(&p.Replica, "replica", p.Replica, "this replica's name in metric labels; default the host name (proxy.replica)")
+	fs.StringVar(&p.VisibilityStore, "visibility-store", p.VisibilityStore, "redis://host:6379/0 holding the no-reread hook's visibility exports, shared by the replicas (proxy.visibility_store)")
+	return fs
+}
+
+// parseFlags reads the flags of serve and start, the configuration flags
+// against the defaults (so -h shows them); loadConfig lays them over the
+// configuration. Flag errors are already written to stderr when it returns.
+func parseFlags(name string, args []string, stderr io.Writer) (*options, error) {
+	o := &options{args: args}
+	defaults := config.Default().Proxy
+	fs := bindFlags(name, o, &defaults)
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
-		return nil, err
+		return nil, &usageError{err: err, printed: true}
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		return nil, &usageError{err: fmt.Errorf("unexpected argument %q", fs.Arg(0))}
 	}
-	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	return o, nil
 }
 
-// apply lays the flags that were given over the loaded configuration.
-func (o *options) apply(c *config.Proxy) {
-	if o.set["upstream"] {
-		c.Upstream = o.upstream
-	}
-	if o.set["upstream-model"] {
-		c.UpstreamModel = o.model
-	}
-	if o.set["port"] {
-		c.Port = o.port
-	}
-	if o.set["project-all"] {
-		c.ProjectAll = o.projectAll
-	}
-	if o.set["disable-projection"] {
-		c.DisableProjection = o.disable
-	}
-	if o.set["count-tokens"] {
-		c.CountTokens = o.countTokens
-	}
-	if o.set["idle-exit"] {
-		c.IdleExit = config.Duration(o.idleExit)
-	}
-	if o.set["log-conversations"] {
-		c.LogConversations = o.logConv
-	}
-	for flag, v := range map[string]struct {
-		to   *string
-		from string
-	}{
-		"token-file": {&c.TokenFile, o.tokenFile}, "tls-cert": {&c.TLSCert, o.tlsCert}, "tls-key": {&c.TLSKey, o.tlsKey},
-		"otlp-endpoint": {&c.OTLPEndpoint, o.otlp}, "replica": {&c.Replica, o.replica},
-		"visibility-store": {&c.VisibilityStore, o.visStore},
-	} {
-		if o.set[flag] {
-			*v.to = v.from
-		}
-	}
-}
-
+// loadConfig loads the configuration (the file, then SYNAXI_* variables)
+// and lays the flags of o over it.
 func loadConfig(o *options, dirs xdg.Dirs) (*config.Config, error) {
 	path := o.configPath
 	if path == "" {
@@ -203,14 +162,45 @@ func loadConfig(o *options, dirs xdg.Dirs) (*config.Config, error) {
 	}
 	l, err := config.Load(path, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, &usageError{err: fmt.Errorf("config: %w", err)}
 	}
 	c := l.Config
-	o.apply(&c.Proxy)
+	fs := bindFlags("", &options{}, &c.Proxy)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(o.args); err != nil { // parseFlags has accepted them
+		return nil, &usageError{err: err}
+	}
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("flags: %w", err)
+		return nil, &usageError{err: fmt.Errorf("flags: %w", err)}
 	}
 	return &c, nil
+}
+
+// usageError is a mistake in how synaxi-proxyd was called (a flag, the
+// configuration, the team access): run exits 2 for it and 1 for any other
+// error. printed: the flag package has already said what was wrong.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// exit prints err, if any, and returns the exit status for it.
+func exit(stderr io.Writer, err error) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		if !ue.printed {
+			fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
+	return 1
 }
 
 // newProjector returns the projection engine for gated requests.
@@ -218,19 +208,21 @@ func newProjector(cfg *config.Config) gate.Projector {
 	return projection.New(projection.FromConfig(cfg.Projection))
 }
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseServe("serve", args, stderr)
+// serve runs the proxy in the foreground until ctx is done, then drains.
+// Everything it opens is closed by a defer, in reverse order, whichever way
+// it returns.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags("serve", args, stderr)
 	if err != nil {
-		return 2
+		return err
 	}
 	if o.showVersion {
 		fmt.Fprintln(stdout, "synaxi-proxyd", buildinfo.Version(version))
-		return 0
+		return nil
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: --log-level: %v\n", err)
-		return 2
+		return &usageError{err: fmt.Errorf("--log-level: %w", err)}
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	gcPercent, memLimit := gcpolicy.Apply()
@@ -238,40 +230,27 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	dirs := xdg.Resolve()
 	cfg, err := loadConfig(o, dirs)
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: config: %v\n", err)
-		return 2
+		return err
 	}
-	up, err := url.Parse(cfg.Proxy.Upstream)
+	up, err := url.Parse(cfg.Proxy.Upstream) // Validate has checked it
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: upstream: %v\n", err)
-		return 2
+		return &usageError{err: fmt.Errorf("upstream: %w", err)}
 	}
 	acc, err := teamAccess(o.listen, &cfg.Proxy)
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 2
+		return &usageError{err: err}
 	}
 	var place claim
 	ln, tookOver, err := place.take(dirs, o, cfg.Proxy.Port, log)
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
+		return err
 	}
 	defer place.release()
+	defer ln.Close() // Serve closes it too; a second Close does nothing
 	if acc.tls != nil {
 		ln = tls.NewListener(ln, acc.tls)
 	} else if !server.IsLoopback(ln.Addr().String()) {
 		log.Warn("serving plain HTTP beyond loopback: the team token and the clients' credentials cross the network in clear unless TLS ends in front (--tls-cert/--tls-key)")
-	}
-	// Once the listener is closed, the lock and the record go: a
-	// replacement may start on the same port while this one drains.
-	var info *proxyinfo.Info
-	onDrain := func() {
-		if info != nil {
-			daemon.Unpublish(dirs, info.PID)
-		}
-		place.release()
-		log.Info("stopped accepting; lock released for a replacement")
 	}
 	replica := cfg.Proxy.Replica
 	if replica == "" {
@@ -279,9 +258,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	mx, err := metrics.New(ctx, metrics.Options{Replica: replica, Version: buildinfo.Version(version), OTLPEndpoint: cfg.Proxy.OTLPEndpoint})
 	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
+		return err
 	}
 	defer func() {
 		// The last OTLP push, after the drain.
@@ -291,16 +268,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			log.Warn("metrics: last OTLP push", "err", err)
 		}
 	}()
-	var shared server.VisibilityStore
-	if cfg.Proxy.VisibilityStore != "" {
-		vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		vs, err := visstore.Open(vctx, cfg.Proxy.VisibilityStore)
-		cancel()
-		if err != nil {
-			ln.Close()
-			fmt.Fprintf(stderr, "synaxi-proxyd: %v\n  fix proxy.visibility_store (--visibility-store) or start the Redis server it names\n", err)
-			return 1
-		}
+	var shared server.VisibilityStore // nil: none (never a nil *visstore.Store)
+	vs, err := openVisibility(ctx, cfg.Proxy.VisibilityStore)
+	if err != nil {
+		return err
+	}
+	if vs != nil {
 		defer vs.Close()
 		shared = vs
 	}
@@ -308,6 +281,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.Proxy.LogConversations {
 		clog = convlog.New(convlog.Path(dirs), cfg.Proxy.LogMaxBytes)
 		defer clog.Close()
+	}
+	addr := ln.Addr().String()
+	info := &proxyinfo.Info{
+		PID: os.Getpid(), Addr: addr, Port: portOf(addr), Upstream: up.Redacted(),
+		Version: buildinfo.Version(version), Started: time.Now().UTC(),
 	}
 	srv, err := server.New(server.Options{
 		Upstream:      up,
@@ -318,45 +296,57 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Dirs:          dirs,
 		Logger:        log,
 		ConvLog:       clog,
-		Version:       buildinfo.Version(version),
+		Version:       info.Version,
+		ConfigHash:    cfg.ProxyFingerprint(),
 		IdleExit:      cfg.Proxy.IdleExit.Std(),
 		ProbeTimeout:  cfg.Proxy.ProbeTimeout.Std(),
 		DrainTimeout:  o.drain,
-		OnDrain:       onDrain,
-		Token:         acc.token,
-		Metrics:       mx,
+		// Once the listener is closed, the lock and the record go: a
+		// replacement may start on the same port while this one drains.
+		OnDrain: func() {
+			daemon.Unpublish(dirs, info.PID)
+			place.release()
+			log.Info("stopped accepting; lock released for a replacement")
+		},
+		Token:   acc.token,
+		Metrics: mx,
 
 		SharedVisibility: shared,
 	})
 	if err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
-	}
-	addr := ln.Addr().String()
-	info = &proxyinfo.Info{
-		PID: os.Getpid(), Addr: addr, Port: portOf(addr), Upstream: up.String(),
-		Version: buildinfo.Version(version), Started: time.Now().UTC(),
+		return err
 	}
 	if err := daemon.Publish(dirs, info); err != nil {
-		ln.Close()
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
+		return err
 	}
 	defer daemon.Unpublish(dirs, info.PID)
 	if tookOver {
 		go place.holdLock(ctx, dirs, info, log)
 	}
-	log.Info("listening", "addr", addr, "upstream", up.String(), "version", info.Version,
+	log.Info("listening", "addr", addr, "upstream", info.Upstream, "version", info.Version, "config", cfg.ProxyFingerprint(),
 		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
 		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std(),
 		"team_token", acc.token != "", "tls", acc.tls != nil, "replica", replica, "otlp", cfg.Proxy.OTLPEndpoint)
 	if err := srv.Serve(ctx, ln); err != nil {
-		log.Error("serve", "err", err)
-		return 1
+		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("stopped")
-	return 0
+	return nil
+}
+
+// openVisibility connects to the shared visibility store, if one is
+// configured (nil: none).
+func openVisibility(ctx context.Context, store string) (*visstore.Store, error) {
+	if store == "" {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	vs, err := visstore.Open(ctx, store)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n  fix proxy.visibility_store (--visibility-store) or start the Redis server it names", err)
+	}
+	return vs, nil
 }
 
 func portOf(addr string) int {
@@ -367,30 +357,27 @@ func portOf(addr string) int {
 	return p
 }
 
-func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, err := parseServe("start", args, stderr)
+// start runs serve detached and prints its address once /health answers.
+func start(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags("start", args, stderr)
 	if err != nil {
-		return 2
+		return err
 	}
 	dirs := xdg.Resolve()
 	cfg, err := loadConfig(o, dirs)
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: config: %v\n", err)
-		return 2
+		return err
 	}
 	acc, err := teamAccess(o.listen, &cfg.Proxy)
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 2
+		return &usageError{err: err}
 	}
 	if acc.token != "" || acc.tls != nil {
-		fmt.Fprintln(stderr, "synaxi-proxyd: start runs one user's proxy on loopback; with a team token or TLS run `synaxi-proxyd serve` under systemd or in a container (docs/deploy.md)")
-		return 2
+		return &usageError{err: errors.New("start runs one user's proxy on loopback; with a team token or TLS run `synaxi-proxyd serve` under systemd or in a container (docs/deploy.md)")}
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: find own executable: %v\n", err)
-		return 1
+		return fmt.Errorf("find own executable: %w", err)
 	}
 	var info *proxyinfo.Info
 	started := true
@@ -401,14 +388,13 @@ func start(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		info, started, err = daemon.Start(ctx, dirs, exe, append([]string{"serve"}, args...), os.Environ(), 15*time.Second)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd: %v\n", err)
-		return 1
+		return err
 	}
 	if !started {
 		fmt.Fprintf(stderr, "synaxi-proxyd: already running (pid %d)\n", info.PID)
 	}
 	fmt.Fprintln(stdout, info.Addr)
-	return 0
+	return nil
 }
 
 func stopCmd(ctx context.Context, args []string, stdout, stderr io.Writer) int {

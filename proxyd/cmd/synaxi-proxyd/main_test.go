@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -83,11 +84,17 @@ func TestStartStatusStop(t *testing.T) {
 	require.Equal(t, 0, code)
 	var st struct {
 		Running bool
-		Health  struct{ Requests, Messages int64 }
+		Health  struct {
+			Requests, Messages int64
+			Config             string
+		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &st))
 	assert.True(t, st.Running)
 	assert.Equal(t, int64(1), st.Health.Requests)
+	started := config.Default()
+	started.Proxy.Upstream = up.URL
+	assert.Equal(t, started.ProxyFingerprint(), st.Health.Config, "/health names the configuration it started with, --upstream included")
 
 	code, out, _ = runCmd(t, "stop")
 	require.Equal(t, 0, code)
@@ -150,20 +157,20 @@ func TestFlagsOverrideConfig(t *testing.T) {
 	require.NoError(t, os.MkdirAll(d.Config, 0o700))
 	require.NoError(t, os.WriteFile(d.ConfigFile(), []byte("[proxy]\nupstream = \"http://file.example\"\nproject_all = true\n"), 0o600))
 	t.Setenv("SYNAXI_PROXY_UPSTREAM", "http://env.example")
-	o, err := parseServe("serve", []string{"--disable-projection"}, io.Discard)
+	o, err := parseFlags("serve", []string{"--disable-projection"}, io.Discard)
 	require.NoError(t, err)
 	c, err := loadConfig(o, d)
 	require.NoError(t, err)
 	assert.Equal(t, "http://env.example", c.Proxy.Upstream, "env beats file")
 	assert.True(t, c.Proxy.ProjectAll, "file beats default")
 	assert.True(t, c.Proxy.DisableProjection)
-	o, err = parseServe("serve", []string{"--upstream", "http://flag.example", "--count-tokens=false"}, io.Discard)
+	o, err = parseFlags("serve", []string{"--upstream", "http://flag.example", "--count-tokens=false"}, io.Discard)
 	require.NoError(t, err)
 	c, err = loadConfig(o, d)
 	require.NoError(t, err)
 	assert.Equal(t, "http://flag.example", c.Proxy.Upstream, "flag beats env")
 	assert.False(t, c.Proxy.CountTokens)
-	o, err = parseServe("serve", []string{"--upstream", "ftp://x"}, io.Discard)
+	o, err = parseFlags("serve", []string{"--upstream", "ftp://x"}, io.Discard)
 	require.NoError(t, err)
 	_, err = loadConfig(o, d)
 	assert.ErrorContains(t, err, "proxy.upstream")

@@ -72,6 +72,7 @@ type Options struct {
 	Logger        *slog.Logger   // nil: discard
 	ConvLog       *convlog.Log   // nil: no conversation log
 	Version       string
+	ConfigHash    string            // the fingerprint of the configuration the proxy started with (config.ProxyFingerprint), shown on /health
 	Transport     http.RoundTripper // nil: NewTransport()
 	IdleExit      time.Duration     // 0: never
 	DrainTimeout  time.Duration     // how long shutdown waits for streams; 0: 10 minutes
@@ -107,6 +108,7 @@ type Server struct {
 	draining                                        atomic.Bool
 	pending                                         sync.WaitGroup
 	unauthorized                                    atomic.Int64
+	calls                                           upstreamCalls
 	testHook                                        atomic.Pointer[func(stage string)] // tests only: runs at each stage, to fault it
 	tokenSum                                        [sha256.Size]byte
 	local                                           map[string]http.HandlerFunc // the proxy's own endpoints (local.go)
@@ -288,23 +290,25 @@ func (s *Server) touch() { s.lastActive.Store(time.Now().UnixNano()) }
 
 // Health is the body of GET /health.
 type Health struct {
-	Status           string    `json:"status"`
-	Version          string    `json:"version"`
-	PID              int       `json:"pid"`
-	Upstream         string    `json:"upstream"`
-	Started          time.Time `json:"started"`
-	UptimeSeconds    float64   `json:"uptime_seconds"`
-	Projection       string    `json:"projection"` // "worker", "all" or "disabled"
-	Requests         int64     `json:"requests"`   // every forwarded request
-	Messages         int64     `json:"messages"`   // of which Messages requests
-	Gated            int64     `json:"gated"`      // of which gated (one ledger row each)
-	Projected        int64     `json:"projected"`
-	FailOpens        int64     `json:"fail_opens"`
-	ProbeFailures    int64     `json:"probe_failures"`
-	LedgerErrors     int64     `json:"ledger_errors"`
-	VisibilityErrors int64     `json:"visibility_errors"`
-	Unauthorized     int64     `json:"unauthorized"` // answered 401: no or a wrong team token (not in requests)
-	Active           int64     `json:"active"`       // forwarded requests in flight
+	Status           string        `json:"status"`
+	Version          string        `json:"version"`
+	PID              int           `json:"pid"`
+	Upstream         string        `json:"upstream"` // the base URL requests are forwarded to (a password in it redacted)
+	Config           string        `json:"config"`   // fingerprint of the configuration it started with (config.ProxyFingerprint)
+	Started          time.Time     `json:"started"`
+	UptimeSeconds    float64       `json:"uptime_seconds"`
+	Projection       string        `json:"projection"` // "worker", "all" or "disabled"
+	Requests         int64         `json:"requests"`   // every forwarded request
+	Messages         int64         `json:"messages"`   // of which Messages requests
+	Gated            int64         `json:"gated"`      // of which gated (one ledger row each)
+	Projected        int64         `json:"projected"`
+	FailOpens        int64         `json:"fail_opens"`
+	ProbeFailures    int64         `json:"probe_failures"`
+	LedgerErrors     int64         `json:"ledger_errors"`
+	VisibilityErrors int64         `json:"visibility_errors"`
+	Unauthorized     int64         `json:"unauthorized"` // answered 401: no or a wrong team token (not in requests)
+	Active           int64         `json:"active"`       // forwarded requests in flight
+	UpstreamCalls    UpstreamCalls `json:"upstream_calls"`
 }
 
 // Health reports the counters.
@@ -317,12 +321,13 @@ func (s *Server) Health() Health {
 		mode = "all"
 	}
 	return Health{
-		Status: "ok", Version: s.o.Version, PID: os.Getpid(), Upstream: s.o.Upstream.String(),
+		Status: "ok", Version: s.o.Version, PID: os.Getpid(), Upstream: s.o.Upstream.Redacted(), Config: s.o.ConfigHash,
 		Started: s.started.UTC(), UptimeSeconds: time.Since(s.started).Seconds(), Projection: mode,
 		Requests: s.requests.Load(), Messages: s.messages.Load(), Gated: s.gated.Load(),
 		Projected: s.projected.Load(), FailOpens: s.failOpens.Load(),
 		ProbeFailures: s.probeFailures.Load(), LedgerErrors: s.ledgerErrors.Load(),
 		VisibilityErrors: s.visibilityErrors.Load(), Unauthorized: s.unauthorized.Load(), Active: s.active.Load(),
+		UpstreamCalls: s.calls.report(time.Now()),
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/tidwall/gjson"
 
@@ -22,6 +23,7 @@ import (
 // modifyResponse starts measuring a recorded exchange's response. A panic
 // here lets the response through unmeasured.
 func (s *Server) modifyResponse(resp *http.Response) error {
+	s.calls.answered(time.Now())
 	x := sendingOf(resp.Request.Context()).x
 	if x == nil {
 		return nil
@@ -56,6 +58,7 @@ func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
 	s.outbound(req, &payload{body: x.req.body.Bytes(), valid: x.req.body.Valid})
 	retry, err := s.o.Transport.RoundTrip(req)
 	if err != nil {
+		s.calls.failed(time.Now(), err)
 		s.log.Warn("retry with the original request", "id", x.req.id, "err", err)
 		resp.Body = io.NopCloser(bytes.NewReader(errBody))
 		return
@@ -109,6 +112,7 @@ func (s *Server) errorHandler(w http.ResponseWriter, r *http.Request, err error)
 	if x != nil {
 		x.answer.status, x.answer.proxyErr = status, err.Error()
 	}
+	s.calls.failed(time.Now(), err)
 	s.log.Warn("upstream unreachable", "path", r.URL.Path, "err", err)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
