@@ -5,7 +5,7 @@
 // Usage:
 //
 //	synaxi install [--route] [--claude PATH] [--no-plugin] [--repo DIR] [--from DIR]
-//	synaxi uninstall [--claude PATH]
+//	synaxi uninstall [--purge] [--claude PATH]
 //	synaxi wrap [--claude PATH] claude [args…]
 //	synaxi unwrap
 //	synaxi status
@@ -52,7 +52,8 @@ const usage = `usage: synaxi <command> [flags]
 commands:
   install     copy the binaries to a stable place, install the Claude Code plugin,
               compose the status line, start the proxy (--route: route all sessions)
-  uninstall   undo install: stop the proxy, remove the plugin, restore every file
+  uninstall   undo install: stop the proxy, remove the plugin and its marketplace, restore every file
+              (--purge: also synaxi's own state, data and cache: ledger, logs, what it learned)
   wrap        synaxi wrap claude [args…]: run one Claude Code launch through the proxy
   unwrap      clean up after a wrap that was killed
   status      what is installed, running and routed, and the savings so far
@@ -159,6 +160,8 @@ func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fs.BoolVar(&opts.NoPlugin, "no-plugin", false, "do not install the Claude Code plugin")
 		fs.StringVar(&opts.RepoRoot, "repo", "", "checkout to register as the plugin marketplace (default: the one this binary was built in)")
 		fs.StringVar(&opts.BinSource, "from", "", "directory holding the built binaries to install (default: the one this synaxi is in)")
+	} else {
+		fs.BoolVar(&opts.Purge, "purge", false, "also remove synaxi's own state, data and cache directories (the savings ledger, logs, what it learned)")
 	}
 	if fs.Parse(args) != nil {
 		return 2

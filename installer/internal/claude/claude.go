@@ -165,3 +165,15 @@ func InstalledOffline(dir string) (installed, enabled bool) {
 	}
 	return installed, enabled
 }
+
+// MarketplaceKnownOffline reports, from Claude Code's files alone, whether
+// synaxi's marketplace is registered.
+func MarketplaceKnownOffline(dir string) bool {
+	var known map[string]json.RawMessage
+	data, err := os.ReadFile(RegistryPaths(dir)[0])
+	if err != nil || json.Unmarshal(data, &known) != nil {
+		return false
+	}
+	_, ok := known[Marketplace]
+	return ok
+}

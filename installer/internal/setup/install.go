@@ -21,6 +21,7 @@ type Options struct {
 	BinSource string // directory holding the built binaries; "" is beside this executable
 	NoProxy   bool   // do not start or stop the proxy
 	Version   string // this synaxi's version, stamped beside the copies (StampFile); "" stamps nothing
+	Purge     bool   // uninstall: also remove synaxi's own state, data and cache directories
 
 	Out    io.Writer
 	Getenv func(string) string

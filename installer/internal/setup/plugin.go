@@ -208,35 +208,63 @@ func (in *installer) backupClaudeFiles() ([]*journal.File, error) {
 	return out, nil
 }
 
-// removePlugin uninstalls the plugin and marketplace, if install added them.
-func (in *installer) removePlugin(ctx context.Context) {
-	if !in.j.PluginInstalled && !in.j.MarketplaceAdded {
+// removePlugin takes synaxi's plugin and its marketplace out of Claude
+// Code through its CLI: before the journal's files go back, the ones
+// install added itself (journaled; the files it backed up predate them);
+// afterwards (removeLeftOver), the ones a marketplace install put there, which
+// no file of the journal predates. Without a CLI it names the commands.
+func (in *installer) removePlugin(ctx context.Context, plugin, market bool) {
+	if !plugin && !market {
 		return
 	}
+	var cmds []string
+	if plugin {
+		cmds = append(cmds, "claude plugin uninstall "+claude.PluginID)
+	}
+	if market {
+		cmds = append(cmds, "claude plugin marketplace remove "+claude.Marketplace)
+	}
 	bin, err := claude.Find(in.Claude, in.Getenv)
-	if err != nil && in.j.Claude != "" {
+	if err != nil && in.j != nil && in.j.Claude != "" {
 		bin, err = claude.Find(in.j.Claude, in.Getenv)
 	}
 	if err != nil {
-		in.warn(hint.Wrap(fmt.Errorf("%w: cannot uninstall the plugin", err),
-			"run `claude plugin uninstall "+claude.PluginID+"` and `claude plugin marketplace remove "+claude.Marketplace+"`"))
+		in.warn(hint.Wrap(fmt.Errorf("%w: cannot remove synaxi's plugin from Claude Code", err),
+			"run `"+strings.Join(cmds, "` and `")+"`"))
 		return
 	}
 	cli := &claude.CLI{Bin: bin, Env: in.Env}
-	if in.j.PluginInstalled {
-		if _, err := cli.Run(ctx, "plugin", "uninstall", claude.PluginID); err != nil {
-			in.warn(err)
+	if plugin {
+		args := []string{"plugin", "uninstall", claude.PluginID}
+		if p, err := cli.Synaxi(ctx); err == nil && p != nil && p.Scope != "" && p.Scope != "user" {
+			args = append(args, "--scope", p.Scope)
+		}
+		if _, err := cli.Run(ctx, args...); err != nil {
+			in.warn(hint.Wrap(err, "run `claude "+strings.Join(args, " ")+"`"))
 		} else {
 			in.say("plugin: %s uninstalled", claude.PluginID)
+			// The CLI keeps the copy a running session may still use; no
+			// session of synaxi's is left to use it.
+			if err := os.RemoveAll(claude.CachePath(in.cdir)); err != nil {
+				in.warn(fmt.Errorf("remove the plugin cache: %w", err))
+			}
 		}
 	}
-	if in.j.MarketplaceAdded {
+	if market {
 		if _, err := cli.Run(ctx, "plugin", "marketplace", "remove", claude.Marketplace); err != nil {
-			in.warn(err)
+			in.warn(hint.Wrap(err, "run `claude plugin marketplace remove "+claude.Marketplace+"`"))
 		} else {
 			in.say("plugin: marketplace %s removed", claude.Marketplace)
 		}
 	}
+}
+
+// removeLeftOver removes what of synaxi is still in Claude Code's files
+// once the journal's files went back: the plugin and marketplace a
+// marketplace install added.
+func (in *installer) removeLeftOver(ctx context.Context) {
+	plugin, _ := claude.InstalledOffline(in.cdir)
+	in.removePlugin(ctx, plugin, claude.MarketplaceKnownOffline(in.cdir))
 }
 
 // emptyRegistry reports whether a Claude Code registry file lists nothing

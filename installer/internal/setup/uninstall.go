@@ -4,25 +4,34 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 )
 
 // Uninstall performs `synaxi uninstall`: it retracts the guidance synaxi
-// published into project files, stops the proxy, removes the plugin and
-// marketplace install added, and puts every journaled file back.
-// A file that still holds exactly what install left is restored byte for
-// byte (or removed if it did not exist); one changed since keeps those
-// changes and loses only synaxi's keys and lines.
+// published into project files, stops the proxy, removes synaxi's plugin
+// and marketplace from Claude Code (whether install or a marketplace
+// install added them), and puts every journaled file back. A file that
+// still holds exactly what install left is restored byte for byte (or
+// removed if it did not exist); one changed since keeps those changes and
+// loses only synaxi's keys and lines. With Purge, synaxi's own state, data
+// and cache directories go too; nothing of the user's is ever removed.
 func Uninstall(ctx context.Context, opts Options) error {
 	in := newInstaller(opts)
 	in.retractGuidance()
 	if !journal.Exists(in.jdir) {
-		in.say("nothing to uninstall: no install journal in %s", in.jdir)
+		in.say("no install journal in %s: no file of yours to put back", in.jdir)
 		if !in.NoProxy {
 			in.stopProxy(ctx)
+		}
+		in.removeLeftOver(ctx)
+		in.purge()
+		if in.warns > 0 {
+			return ErrWarnings
 		}
 		return nil
 	}
@@ -44,7 +53,7 @@ func (in *installer) uninstall(ctx context.Context) error {
 	if !in.NoProxy {
 		in.stopProxy(ctx)
 	}
-	in.removePlugin(ctx)
+	in.removePlugin(ctx, in.j.PluginInstalled, in.j.MarketplaceAdded)
 
 	var failed []string
 	for _, f := range in.j.Files {
@@ -53,25 +62,77 @@ func (in *installer) uninstall(ctx context.Context) error {
 			failed = append(failed, f.Path)
 		}
 	}
-	if in.j.PluginInstalled {
-		if err := os.RemoveAll(claude.CachePath(in.cdir)); err != nil {
-			in.warn(fmt.Errorf("remove the plugin cache: %w", err))
-		}
-	}
 	if len(failed) > 0 {
 		return fmt.Errorf("could not restore %v; the journal in %s is kept so `synaxi uninstall` can be run again", failed, in.jdir)
 	}
+	in.removeLeftOver(ctx)
 	if err := journal.Remove(in.jdir); err != nil {
 		return err
 	}
+	in.purge()
 	for _, d := range in.j.RemoveDirs() {
-		in.say("kept %s: it holds files synaxi did not put there", d)
+		if in.ours(d) {
+			in.say("kept %s: it holds synaxi's own data (the savings ledger, what it learned, logs); `synaxi uninstall --purge` removes it", d)
+		} else {
+			in.say("kept %s: it holds files that are not synaxi's", d)
+		}
 	}
 	in.say("uninstalled: every file synaxi touched is back as it was")
 	if in.warns > 0 {
 		return ErrWarnings
 	}
 	return nil
+}
+
+// purge removes synaxi's own state, data and cache directories (with
+// Purge): the ledger, logs, what it learned, the stable binaries. Its
+// config directory is the user's settings and stays.
+func (in *installer) purge() {
+	if !in.Purge {
+		return
+	}
+	for _, d := range in.ownDirs() {
+		if _, err := os.Lstat(d); err != nil {
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil {
+			in.warn(fmt.Errorf("purge %s: %w", d, err))
+			continue
+		}
+		in.say("purged %s", d)
+	}
+}
+
+// ownDirs are the directories that hold only what synaxi wrote.
+func (in *installer) ownDirs() []string {
+	return []string{in.dirs.State, in.dirs.Data, in.dirs.Cache}
+}
+
+// ours reports whether dir holds nothing but synaxi's own directories:
+// one of them, inside one, or a parent whose every entry leads to one.
+func (in *installer) ours(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, own := range in.ownDirs() {
+		if within(dir, own) {
+			return true
+		}
+	}
+	for _, e := range ents {
+		p := filepath.Join(dir, e.Name())
+		if !slices.ContainsFunc(in.ownDirs(), func(own string) bool { return within(own, p) }) {
+			return false
+		}
+	}
+	return len(ents) > 0
+}
+
+// within reports whether p is dir or inside it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // restore puts one journaled file back: the undo of every step that wrote
