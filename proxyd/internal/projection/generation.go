@@ -152,10 +152,8 @@ func (f *fold) targetFrom(ws int) int {
 // floorTenths and capTenths bound the working-set snapshot, in tenths of
 // the budget: it never shrinks below a fifth of it when the recent turns
 // used little (a margin for what the agent may come back to), and never
-// grows past 1.6 times it. Chosen on the replay panel (docs/projection.md),
-// before engageSteps: a floor of 0.6 kept older entries the working set
-// no longer used and billed 1.94× on 8463c716; 0.2 billed 2.01×, and lower
-// floors gained within ±0.02 while the cache-hit ratio fell.
+// grows past 1.6 times it. Chosen on the replay panel (docs/projection.md,
+// "Tuning history").
 const (
 	floorTenths = 2
 	capTenths   = 16
@@ -168,9 +166,7 @@ const (
 // session may end a few turns later having paid that write for nothing;
 // so the first snapshot holds the working set of the last 4 turns, and
 // what the agent uses again from the 4 before comes back with its next
-// call. Chosen on the replay panel (docs/projection.md): 8 at engagement
-// bills 2.01-4.67x with a worst stopping point of 0.87x; 4 bills
-// 2.19-4.67x and 0.92x.
+// call. Chosen on the replay panel (docs/projection.md, "Tuning history").
 const (
 	workingSteps = 8
 	engageSteps  = 4
@@ -309,8 +305,8 @@ const cacheMargin = 1.25
 
 // rebuildMargin is how many times its write cost the read cost a rebuild
 // would have saved must reach: above 1, a rebuild waits until its saving
-// is established rather than merely even (chosen on the panel, see
-// docs/projection.md).
+// is established rather than merely even (chosen on the panel,
+// docs/projection.md, "Tuning history").
 const rebuildMargin = 5.0 / 3
 
 // horizonMax bounds the number of coming turns a prediction counts on.

@@ -1,0 +1,129 @@
+package projection
+
+import (
+	"bytes"
+)
+
+// servedSize is about the size of the served body: its system text,
+// tools and messages, and room for the client's other fields and the
+// JSON around them.
+func servedSize(sys []sysBlock, tools [][]byte, msgs []served) int {
+	n := 4096
+	for _, s := range sys {
+		n += len(s.text) + 64
+	}
+	for _, t := range tools {
+		n += len(t) + 1
+	}
+	for _, m := range msgs {
+		n += len(m.extra) + 32
+		for _, b := range m.blocks {
+			n += len(b) + 48
+		}
+	}
+	return n
+}
+
+// assemble writes the served body: the client's top-level fields in their
+// order with system, tools and messages replaced.
+func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []served, ttl string) []byte {
+	cc := `{"type":"ephemeral"}`
+	if ttl != "" {
+		cc = `{"type":"ephemeral","ttl":"` + ttl + `"}`
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteByte('{')
+	first := true
+	sep := func() {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+	}
+	for _, field := range req.top {
+		k, v := field.Key, field.Value
+		switch k.Str {
+		case "system":
+			sep()
+			writeSystem(&b, sys, cc)
+		case "tools":
+			if len(tools) == 0 {
+				continue // never send an empty tools list
+			}
+			sep()
+			b.WriteString(`"tools":[`)
+			b.Write(bytes.Join(tools, []byte(",")))
+			b.WriteByte(']')
+		case "tool_choice":
+			if len(tools) == 0 {
+				continue
+			}
+			sep()
+			b.WriteString(k.Raw + ":" + v.Raw)
+		case "messages":
+			sep()
+			b.WriteString(`"messages":[`)
+			for i, m := range msgs {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(`{"role":`)
+				b.Write(jsonString(m.role))
+				if len(m.blocks) == 0 {
+					b.WriteString(`,"content":""`)
+					b.Write(m.extra)
+					b.WriteByte('}')
+					continue
+				}
+				b.WriteString(`,"content":[`)
+				for j, blk := range m.blocks {
+					if j > 0 {
+						b.WriteByte(',')
+					}
+					if m.bp[j] {
+						b.Write(blk[:len(blk)-1])
+						b.WriteString(`,"cache_control":`)
+						b.WriteString(cc)
+						b.WriteByte('}')
+					} else {
+						b.Write(blk)
+					}
+				}
+				b.WriteByte(']')
+				b.Write(m.extra)
+				b.WriteByte('}')
+			}
+			b.WriteByte(']')
+		case "cache_control":
+			// Top-level automatic caching would take a fifth slot.
+		default:
+			sep()
+			b.WriteString(k.Raw + ":" + v.Raw)
+		}
+	}
+	if !req.system.Exists() {
+		// The identity and contract are always served.
+		sep()
+		writeSystem(&b, sys, cc)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// writeSystem writes the "system" field with its breakpoint.
+func writeSystem(b *bytes.Buffer, sys []sysBlock, cc string) {
+	b.WriteString(`"system":[`)
+	for i, s := range sys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"type":"text","text":`)
+		b.Write(jsonString(s.text))
+		if s.bp {
+			b.WriteString(`,"cache_control":` + cc)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte(']')
+}

@@ -1,0 +1,121 @@
+package projection
+
+import (
+	"fmt"
+	"strings"
+)
+
+// maxDropNotes bounds the list of dropped results in the snapshot note,
+// most recent first.
+const maxDropNotes = 60
+
+// renderGen emits entries as paired exchanges, with the notes on the last
+// one (or alone, as one user message, when there is no entry).
+func (f *fold) renderGen(list []*entry, notes [][]byte) []served {
+	var out []served
+	for _, e := range list {
+		res := toolResultJSON(e.id(), e.content)
+		out = append(out,
+			served{role: "assistant", blocks: [][]byte{e.use}, kinds: []string{"tool_use"}, tokens: e.useTokens},
+			served{role: "user", blocks: [][]byte{res}, kinds: []string{"tool_result"}, tokens: e.tokens},
+		)
+	}
+	if len(out) == 0 {
+		if len(notes) == 0 {
+			return nil
+		}
+		out = append(out, served{role: "user"})
+	}
+	l := &out[len(out)-1]
+	l.blocks = append(l.blocks, notes...)
+	for range notes {
+		l.kinds = append(l.kinds, "text")
+	}
+	l.tokens += blocksTokens(f.cfg.tok, notes)
+	return out
+}
+
+func blocksTokens(tok func(string) int, bs [][]byte) int {
+	n := 0
+	for _, b := range bs {
+		n += tok(stringOf(b))
+	}
+	return n
+}
+
+// notes are a generation's text blocks: the results dropped since the
+// generations it follows (keys, most recently dropped first) and how to
+// get them back, then the user's later messages and system notes,
+// verbatim.
+func (f *fold) notes(keys []string, extras [][]byte) [][]byte {
+	var out [][]byte
+	if len(keys) > 0 {
+		var sb strings.Builder
+		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop):\n")
+		for i, k := range keys {
+			if i == maxDropNotes {
+				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)
+				break
+			}
+			sb.WriteString("- ")
+			sb.WriteString(f.world.evicted[k])
+			sb.WriteByte('\n')
+		}
+		sb.WriteString("</system-reminder>")
+		out = append(out, textBlock(sb.String()).raw)
+	}
+	return append(out, extras...)
+}
+
+// userExtras are the text blocks of a user message that must survive
+// folding: the user's words, not Claude Code's volatile reminders.
+func userExtras(m message) [][]byte {
+	var out [][]byte
+	for _, b := range m.blocks {
+		if b.typ != "text" {
+			continue
+		}
+		t := strings.TrimSpace(b.text)
+		if t == "" || (strings.HasPrefix(t, "<system-reminder>") && strings.HasSuffix(t, "</system-reminder>")) {
+			continue
+		}
+		out = append(out, b.raw)
+	}
+	return out
+}
+
+// render produces a message's served form. full is the current turn's form:
+// nothing curated away. note, if set, is told how each tool_result was
+// curated.
+func (f *fold) render(m message, full bool, note func(block, curation)) served {
+	s := served{role: m.role, extra: m.extra,
+		blocks: make([][]byte, 0, len(m.blocks)), kinds: make([]string, 0, len(m.blocks))}
+	for i := range m.blocks {
+		b := &m.blocks[i]
+		raw := b.raw
+		if b.typ == "tool_result" {
+			var how curation
+			raw, how = f.curateResult(b, full)
+			if note != nil {
+				note(*b, how)
+			}
+		}
+		if (b.typ == "text" && b.text == "") || len(raw) == 0 {
+			continue // empty text blocks are invalid
+		}
+		s.blocks = append(s.blocks, raw)
+		s.kinds = append(s.kinds, b.typ)
+		if &raw[0] == &b.raw[0] {
+			s.tokens += b.tokenCount(f.cfg.span)
+		} else {
+			s.tokens += f.cfg.tok(stringOf(raw))
+		}
+	}
+	if len(s.blocks) == 0 && m.role != "system" {
+		// Claude Code sends an empty role:"system" message after /compact;
+		// it is carried as sent. Other roles need content.
+		s.blocks = [][]byte{textBlock("(empty)").raw}
+		s.kinds = []string{"text"}
+	}
+	return s
+}

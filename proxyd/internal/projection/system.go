@@ -1,0 +1,66 @@
+package projection
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Contract is the lean loop contract served after Claude Code's identity.
+const Contract = `You are an autonomous coding agent working in the user's repository through tools.
+- Work in a loop: look at the latest tool result, act with a tool, look again.
+- Read a file before you edit it; use Edit for small changes and Write for new files.
+- After changing code, run the tests or the task's check and trust only real results.
+- Never repeat a failed call unchanged: use the error to change approach.
+- Results already shown in this conversation are current; a note may list results that were dropped to save space: repeat such a call if you need it again.
+- When the task is done and proven by a tool result, stop and give a short summary.`
+
+// overheads estimates the tokens of the projected system prompt and tools
+// and of the client's.
+func overheads(tok func(string) int, req request, sys []sysBlock, trim bool) (projected, original int) {
+	for _, s := range sys {
+		projected += tok(s.text)
+	}
+	for _, t := range projectTools(req.tools, trim, nil) {
+		projected += tok(stringOf(t))
+	}
+	return projected, tok(req.system.Raw) + tok(req.tools.Raw)
+}
+
+// sysBlock is one system text block of the served request.
+type sysBlock struct {
+	text string
+	bp   bool
+}
+
+// projectSystem keeps Claude Code's billing header and identity block, in
+// their order, and appends the loop contract.
+func projectSystem(sys gjson.Result) []sysBlock {
+	var out []sysBlock
+	keep := func(t string) {
+		if strings.HasPrefix(t, "x-anthropic-billing-header") || isIdentity(t) {
+			out = append(out, sysBlock{text: t})
+		}
+	}
+	switch {
+	case sys.Type == gjson.String:
+		// A single string: its identity line, if it starts with one.
+		if line, _, _ := strings.Cut(sys.Str, "\n"); isIdentity(line) {
+			out = append(out, sysBlock{text: line})
+		}
+	case sys.IsArray():
+		sys.ForEach(func(_, b gjson.Result) bool {
+			keep(b.Get("text").String())
+			return true
+		})
+	}
+	if !slices.ContainsFunc(out, func(b sysBlock) bool { return isIdentity(b.text) }) {
+		out = append(out, sysBlock{text: "You are Claude Code, Anthropic's official CLI for Claude."})
+	}
+	return append(out, sysBlock{text: Contract})
+}
+
+func isIdentity(t string) bool {
+	return strings.HasPrefix(t, "You are Claude Code") || strings.HasPrefix(t, "You are a Claude agent")
+}
