@@ -144,6 +144,10 @@ type State struct {
 	Quiet   int             `json:"quiet,omitempty"`
 	Base    int64           `json:"base,omitempty"`
 	Stalled bool            `json:"stalled,omitempty"`
+	// Held is a fire whose stop is still to be delivered (mode on): the
+	// hook holds it until the next tool call, which it denies, stopping
+	// Claude.
+	Held *Fire `json:"held,omitempty"`
 }
 
 // Fail is a command's run of identical failures.

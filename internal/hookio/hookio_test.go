@@ -188,11 +188,11 @@ func TestWriteSessionContext(t *testing.T) {
 
 func TestWriteToolContext(t *testing.T) {
 	var b bytes.Buffer
-	require.NoError(t, WriteToolContext(&b, "PostToolUse", "loop", ""))
-	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"loop"}}`, b.String())
+	require.NoError(t, WriteToolContext(&b, "PostToolUseFailure", "loop"))
+	assert.JSONEq(t, `{"hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"loop"}}`, b.String())
 	b.Reset()
-	require.NoError(t, WriteToolContext(&b, "PostToolUseFailure", "loop", "stopped"))
-	assert.JSONEq(t, `{"continue":false,"stopReason":"stopped","hookSpecificOutput":{"hookEventName":"PostToolUseFailure","additionalContext":"loop"}}`, b.String())
+	require.NoError(t, WriteStop(&b, "loop", "stopped"))
+	assert.JSONEq(t, `{"continue":false,"stopReason":"stopped","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"loop"}}`, b.String())
 	in, err := Parse([]byte(`{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","error":"Exit code 1"}`))
 	require.NoError(t, err)
 	assert.Equal(t, "Exit code 1", in.ToolError)

@@ -53,15 +53,20 @@ func WriteSubagentContext(w io.Writer, context string) error {
 }
 
 // WriteToolContext writes additional context for the model after a tool
-// call (event is PostToolUse or PostToolUseFailure). With stop set it also
-// stops Claude (continue false), showing stop to the user.
-func WriteToolContext(w io.Writer, event, context, stop string) error {
-	o := output{HookSpecificOutput: &specific{HookEventName: event, AdditionalContext: clip(context)}}
-	if stop != "" {
-		no := false
-		o.Continue, o.StopReason = &no, clip(stop)
-	}
-	return write(w, o)
+// call (event is PostToolUse or PostToolUseFailure).
+func WriteToolContext(w io.Writer, event, context string) error {
+	return write(w, output{HookSpecificOutput: &specific{HookEventName: event, AdditionalContext: clip(context)}})
+}
+
+// WriteStop writes a PreToolUse decision that denies the call, telling the
+// model reason, and stops Claude (continue false), showing stop to the user.
+func WriteStop(w io.Writer, reason, stop string) error {
+	no := false
+	return write(w, output{Continue: &no, StopReason: clip(stop), HookSpecificOutput: &specific{
+		HookEventName:            "PreToolUse",
+		PermissionDecision:       "deny",
+		PermissionDecisionReason: clip(reason),
+	}})
 }
 
 func write(w io.Writer, o output) error {

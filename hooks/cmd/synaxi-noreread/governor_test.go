@@ -68,16 +68,33 @@ func TestProcessGovernor(t *testing.T) {
 			assert.Equal(t, map[string]int64{"unchanged": 1}, c.Loops)
 			require.NotNil(t, c.LastLoop)
 			assert.Equal(t, mode, c.LastLoop.Mode)
-			if mode == "on" {
-				require.NotNil(t, got.Continue)
-				assert.False(t, *got.Continue)
-				assert.Contains(t, got.StopReason, "stopped the agent: unchanged loop on pytest -q tests/")
-				assert.Equal(t, int64(1), c.Stops)
-			} else {
-				assert.Nil(t, got.Continue)
-				assert.Empty(t, got.StopReason)
+			assert.Nil(t, got.Continue, "Claude Code ignores continue false after a tool call")
+			// The next call: in mode on it is denied and Claude is stopped,
+			// once; in advise mode it runs.
+			next := hookJSON(t, "PreToolUse", "Bash", w.work, map[string]any{"command": "pytest -q tests/"})
+			out, _, _ := w.exec(t, "pre", next)
+			if mode == "advise" {
+				assert.Empty(t, out)
 				assert.Zero(t, c.Stops)
+				return
 			}
+			var stop struct {
+				Continue   *bool  `json:"continue"`
+				StopReason string `json:"stopReason"`
+				H          struct {
+					Decision string `json:"permissionDecision"`
+					Reason   string `json:"permissionDecisionReason"`
+				} `json:"hookSpecificOutput"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &stop), out)
+			require.NotNil(t, stop.Continue)
+			assert.False(t, *stop.Continue)
+			assert.Contains(t, stop.StopReason, "stopped the agent: unchanged loop on pytest -q tests/")
+			assert.Equal(t, "deny", stop.H.Decision)
+			assert.Contains(t, stop.H.Reason, "has failed 3 times")
+			assert.Equal(t, int64(1), c.Stops)
+			out, _, _ = w.exec(t, "pre", next)
+			assert.Empty(t, out, "the stop is delivered once")
 		})
 	}
 }

@@ -72,15 +72,20 @@ func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) st
 		return post(s, in, stdout)
 	}
 	dec, err := s.Pre(in)
-	if err != nil || !dec.Deny {
+	switch {
+	case err != nil || !dec.Deny:
 		return err
+	case dec.Stop != "":
+		return hookio.WriteStop(stdout, dec.Reason, dec.Stop)
 	}
 	return hookio.WriteDeny(stdout, dec.Reason)
 }
 
 // post records the finished call and feeds the governor; a fire is told to
-// the model as additional context and, with governor.mode on, stops Claude
-// with the reason shown to the user.
+// the model as additional context. With governor.mode on the governor also
+// holds the stop for the next call's PreToolUse (reads.Store.preHeld):
+// Claude Code ignores continue false from PostToolUse and
+// PostToolUseFailure.
 func post(s *reads.Store, in *hookio.Input, stdout io.Writer) error {
 	var err error
 	if in.HookEventName != "PostToolUseFailure" || in.ToolName == "Bash" {
@@ -91,13 +96,9 @@ func post(s *reads.Store, in *hookio.Input, stdout io.Writer) error {
 	if gerr != nil || !ok {
 		return errors.Join(err, gerr)
 	}
-	stop := ""
-	if s.Mode == governor.On {
-		stop = fire.StopReason()
-	}
 	event := in.HookEventName
 	if event == "" {
 		event = "PostToolUse"
 	}
-	return errors.Join(err, hookio.WriteToolContext(stdout, event, fire.Directive(), stop))
+	return errors.Join(err, hookio.WriteToolContext(stdout, event, fire.Directive()))
 }

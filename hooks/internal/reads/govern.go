@@ -43,6 +43,9 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
 	err := statefile.Update(file, func(st *governor.State) error {
 		fire, ok = st.Observe(c, s.Thresholds())
+		if ok && s.Mode == governor.On {
+			st.Held = &fire
+		}
 		return nil
 	}, statefile.NoSync)
 	if err != nil || !ok {
@@ -86,6 +89,31 @@ func shellEdits(cmd, cwd string) ([]string, bool) {
 		}
 	}
 	return edits, an.Global
+}
+
+// preHeld delivers a stop the governor holds (mode on): Claude Code ignores
+// continue false from PostToolUse and PostToolUseFailure (checked with the
+// real CLI, e2e TestGovernorOnRealClient), so the stop waits for the next
+// tool call, which is denied with the directive while Claude is stopped.
+func (s *Store) preHeld(in *hookio.Input) (Decision, error) {
+	if s.Mode != governor.On {
+		return Decision{}, nil
+	}
+	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
+	var st governor.State
+	if statefile.ReadJSON(file, &st) != nil || st.Held == nil {
+		return Decision{}, nil
+	}
+	var dec Decision
+	err := statefile.Update(file, func(st *governor.State) error {
+		if st.Held == nil {
+			return statefile.ErrSkip
+		}
+		dec = Decision{Deny: true, Reason: st.Held.Directive(), Stop: st.Held.StopReason()}
+		st.Held = nil
+		return nil
+	}, statefile.NoSync)
+	return dec, err
 }
 
 // preLoop is the loop breaker: a command that already ran loop_threshold

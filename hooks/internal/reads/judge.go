@@ -15,6 +15,9 @@ import (
 type Decision struct {
 	Deny   bool
 	Reason string
+	// Stop, when set, also stops Claude, showing it to the user (a loop
+	// the governor caught in mode on).
+	Stop string
 }
 
 // fileState is a file as it is on disk now.

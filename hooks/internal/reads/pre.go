@@ -35,9 +35,16 @@ func absPath(p, cwd string) string {
 	return filepath.Clean(p)
 }
 
-// Pre judges a PreToolUse call (Read or Bash).
+// Pre judges a PreToolUse call: a stop the governor holds (mode on) for any
+// tool; re-reads and the loop breaker for Read and Bash.
 func (s *Store) Pre(in *hookio.Input) (Decision, error) {
-	if !s.Cfg.Enabled || in.SessionID == "" {
+	if in.SessionID == "" {
+		return Decision{}, nil
+	}
+	if d, err := s.preHeld(in); err != nil || d.Deny {
+		return d, err
+	}
+	if !s.Cfg.Enabled {
 		return Decision{}, nil
 	}
 	switch in.ToolName {
