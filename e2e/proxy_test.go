@@ -149,12 +149,13 @@ var passThroughHeaders = []string{
 // TestProxyRealClientPassThrough: Claude Code → tap → synaxi-proxyd → fake
 // upstream. Every request the client sends reaches the upstream with the
 // same method, path, query, headers and body bytes; the streamed answer
-// reaches the client; nothing is gated, so nothing is measured.
+// reaches the client; with the worker scope nothing else is gated, so
+// nothing is measured.
 func TestProxyRealClientPassThrough(t *testing.T) {
 	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.DemoAgent()})
 	t.Cleanup(fake.Close)
 	e := claudecli.NewEnv(t, "")
-	p := startProxyd(t, e, fake.URL())
+	p := startProxyd(t, e, fake.URL(), "--scope", "worker")
 	tp := e2e.NewTap(t, p.URL)
 	e.BaseURL = tp.URL
 
@@ -248,7 +249,16 @@ func TestProxyRealClientWorkerMeasured(t *testing.T) {
 	assert.GreaterOrEqual(t, messages, workerCalls)
 
 	var rows []ledger.Row
-	require.Eventually(t, func() bool { rows = readLedger(t, e); return len(rows) >= workerCalls }, 10*time.Second, 50*time.Millisecond)
+	gatedRows := func() []ledger.Row {
+		var out []ledger.Row
+		for _, r := range readLedger(t, e) {
+			if r.Passed == "" { // a side request's row, if the client sent one
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	require.Eventually(t, func() bool { rows = gatedRows(); return len(rows) >= workerCalls }, 10*time.Second, 50*time.Millisecond)
 	require.Len(t, rows, workerCalls, "one ledger row per gated request")
 	for _, r := range rows {
 		assert.Equal(t, 200, r.Status)

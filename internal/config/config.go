@@ -41,22 +41,21 @@ type Config struct {
 
 // Proxy configures synaxi-proxyd.
 type Proxy struct {
-	Port              int      `toml:"port" doc:"loopback port of the proxy; 0 picks a free port once and records it in the state dir"`
-	Upstream          string   `toml:"upstream" doc:"base URL requests are forwarded to (Anthropic API or an Anthropic-compatible endpoint such as Ollama)"`
-	UpstreamModel     string   `toml:"upstream_model" doc:"if set, the model name every forwarded /v1/messages request is rewritten to (for Ollama and other compatible endpoints)"`
-	CountTokens       bool     `toml:"count_tokens" doc:"measure savings with the upstream's /v1/messages/count_tokens; turn off for endpoints without it (rows then record null with the reason)"`
-	IdleExit          Duration `toml:"idle_exit" doc:"stop a detached proxy after this long without requests; 0 never stops"`
-	ProbeTimeout      Duration `toml:"probe_timeout" doc:"how long the count_tokens probe of a gated request may take before its ledger row records null with the reason"`
-	ProjectAll        bool     `toml:"project_all" doc:"project every /v1/messages request, not only the synaxi-worker's (alias SYNAXI_PROJECT_ALL)"`
-	DisableProjection bool     `toml:"disable_projection" doc:"never project; the proxy only forwards and measures (alias SYNAXI_DISABLE_PROJECTION)"`
-	LogConversations  bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
-	LogMaxBytes       int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated (rounded up to whole MiB)"`
-	TokenFile         string   `toml:"token_file" doc:"file holding the team token (at least 16 characters) every request must carry in the X-Synaxi-Token header, which clients send with ANTHROPIC_CUSTOM_HEADERS; required to listen beyond loopback; empty: no token"`
-	TLSCert           string   `toml:"tls_cert" doc:"PEM certificate file; with tls_key the proxy serves HTTPS"`
-	TLSKey            string   `toml:"tls_key" doc:"PEM private key file of tls_cert"`
-	OTLPEndpoint      string   `toml:"otlp_endpoint" doc:"if set, metrics are also pushed over OTLP/HTTP to this URL (e.g. http://collector:4318); OTEL_EXPORTER_OTLP_* variables configure the rest"`
-	Replica           string   `toml:"replica" doc:"this replica's name in the replica label of every metric; empty: the host name"`
-	VisibilityStore   string   `toml:"visibility_store" doc:"redis://host:6379/0 (or rediss://) where a team's replicas share the no-reread hook's visibility exports, so any replica answers /synaxi/v1/visibility; empty: each proxy's own state dir"`
+	Port             int      `toml:"port" doc:"loopback port of the proxy; 0 picks a free port once and records it in the state dir"`
+	Upstream         string   `toml:"upstream" doc:"base URL requests are forwarded to (Anthropic API or an Anthropic-compatible endpoint such as Ollama)"`
+	UpstreamModel    string   `toml:"upstream_model" doc:"if set, the model name every forwarded /v1/messages request is rewritten to (for Ollama and other compatible endpoints)"`
+	CountTokens      bool     `toml:"count_tokens" doc:"measure savings with the upstream's /v1/messages/count_tokens; turn off for endpoints without it (rows then record null with the reason)"`
+	IdleExit         Duration `toml:"idle_exit" doc:"stop a detached proxy after this long without requests; 0 never stops"`
+	ProbeTimeout     Duration `toml:"probe_timeout" doc:"how long the count_tokens probe of a gated request may take before its ledger row records null with the reason"`
+	Scope            string   `toml:"scope" doc:"which routed requests are handed to the projection engine: all (the main session and every subagent; the engine projects where its cost model predicts a saving; side requests such as title generation pass as sent), worker (only the synaxi-worker agent's) or off (none: forward only); aliases SYNAXI_PROJECT_ALL=1 (all, 0: worker) and SYNAXI_DISABLE_PROJECTION=1 (off)"`
+	LogConversations bool     `toml:"log_conversations" doc:"write a JSONL conversation log (request summaries and projection metadata, never credentials) to the state dir"`
+	LogMaxBytes      int64    `toml:"log_max_bytes" doc:"size at which the conversation log is rotated (rounded up to whole MiB)"`
+	TokenFile        string   `toml:"token_file" doc:"file holding the team token (at least 16 characters) every request must carry in the X-Synaxi-Token header, which clients send with ANTHROPIC_CUSTOM_HEADERS; required to listen beyond loopback; empty: no token"`
+	TLSCert          string   `toml:"tls_cert" doc:"PEM certificate file; with tls_key the proxy serves HTTPS"`
+	TLSKey           string   `toml:"tls_key" doc:"PEM private key file of tls_cert"`
+	OTLPEndpoint     string   `toml:"otlp_endpoint" doc:"if set, metrics are also pushed over OTLP/HTTP to this URL (e.g. http://collector:4318); OTEL_EXPORTER_OTLP_* variables configure the rest"`
+	Replica          string   `toml:"replica" doc:"this replica's name in the replica label of every metric; empty: the host name"`
+	VisibilityStore  string   `toml:"visibility_store" doc:"redis://host:6379/0 (or rediss://) where a team's replicas share the no-reread hook's visibility exports, so any replica answers /synaxi/v1/visibility; empty: each proxy's own state dir"`
 }
 
 // Projection configures the worker's context projection.
@@ -133,10 +132,18 @@ const (
 	PublishReinforced = "reinforced"
 )
 
+// Values of proxy.scope.
+const (
+	ScopeAll    = "all"
+	ScopeWorker = "worker"
+	ScopeOff    = "off"
+)
+
 // Default returns the documented defaults.
 func Default() Config {
 	return Config{
 		Proxy: Proxy{
+			Scope:        ScopeAll,
 			Upstream:     "https://api.anthropic.com",
 			CountTokens:  true,
 			IdleExit:     Duration(0),
@@ -196,10 +203,38 @@ type Loaded struct {
 	Settings []Setting // sorted by Key
 }
 
-// aliases are the short environment names docs/state.md documents.
-var aliases = map[string]string{
-	"SYNAXI_PROJECT_ALL":        "proxy.project_all",
-	"SYNAXI_DISABLE_PROJECTION": "proxy.disable_projection",
+// alias is a short environment name docs/state.md documents for a key: value
+// turns its value into one of the key's, or "" to leave the key alone.
+type alias struct {
+	name, key string
+	value     func(string) (string, error)
+}
+
+// aliases are tried in order; the first that sets its key wins, and the
+// key's own variable wins over all of them.
+var aliases = []alias{
+	{"SYNAXI_DISABLE_PROJECTION", "proxy.scope", boolAlias(ScopeOff, "")},
+	{"SYNAXI_PROJECT_ALL", "proxy.scope", boolAlias(ScopeAll, ScopeWorker)},
+}
+
+// boolAlias reads a boolean alias as yes or no.
+func boolAlias(yes, no string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		b, err := strconv.ParseBool(strings.TrimSpace(s))
+		if err != nil {
+			return "", fmt.Errorf("not a boolean (true/false/1/0): %q", s)
+		}
+		if b {
+			return yes, nil
+		}
+		return no, nil
+	}
+}
+
+// retired are keys that were replaced, with what to write instead.
+var retired = map[string]string{
+	"proxy.project_all":        `replaced by scope: write scope = "all" (or "worker")`,
+	"proxy.disable_projection": `replaced by scope: write scope = "off"`,
 }
 
 // Error is a configuration problem tied to a key and, for the file, a line.
@@ -243,8 +278,11 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 		}
 		if und := md.Undecoded(); len(und) > 0 {
 			key := und[0].String()
-			return nil, &Error{Path: path, Line: lineOf(src, key), Key: key,
-				Msg: "unknown key (see `synaxi doctor` for every key)"}
+			msg := "unknown key (see `synaxi doctor` for every key)"
+			if hint, ok := retired[key]; ok {
+				msg = hint
+			}
+			return nil, &Error{Path: path, Line: lineOf(src, key), Key: key, Msg: msg}
 		}
 		for _, k := range md.Keys() {
 			fromFile[k.String()] = true
@@ -299,6 +337,8 @@ func (c *Config) Validate() error {
 		return &Error{Key: key, Msg: fmt.Sprintf(format, a...)}
 	}
 	switch {
+	case !slices.Contains([]string{ScopeAll, ScopeWorker, ScopeOff}, c.Proxy.Scope):
+		return bad("proxy.scope", "must be all, worker or off, not %q", c.Proxy.Scope)
 	case c.Proxy.Port < 0 || c.Proxy.Port > 65535:
 		return bad("proxy.port", "must be 0 or a port from 1 to 65535, not %d", c.Proxy.Port)
 	case !validUpstream(c.Proxy.Upstream):
@@ -450,24 +490,18 @@ func EnvName(key string) string {
 }
 
 func applyEnv(l *Loaded, path string, src []byte, fromFile map[string]bool, getenv func(string) string) error {
-	byKey := map[string]string{}
-	for alias, key := range aliases {
-		if v := getenv(alias); v != "" {
-			byKey[key] = alias
-		}
-	}
 	err := walk(&l.Config, func(key string, v reflect.Value, doc string) error {
 		env := EnvName(key)
 		s := Setting{Key: key, Env: env, Doc: doc, Source: FromDefault}
 		if fromFile[key] {
 			s.Source, s.Origin = FromFile, fmt.Sprintf("%s:%d", path, lineOf(src, key))
 		}
-		name := env
-		if getenv(env) == "" {
-			name = byKey[key]
+		name, val, err := envValue(key, env, getenv)
+		if err != nil {
+			return &Error{Key: key, Msg: fmt.Sprintf("environment %s: %v", name, err)}
 		}
 		if name != "" {
-			if err := setFromString(v, getenv(name)); err != nil {
+			if err := setFromString(v, val); err != nil {
 				return &Error{Key: key, Msg: fmt.Sprintf("environment %s: %v", name, err)}
 			}
 			s.Source, s.Origin = FromEnv, name
@@ -478,6 +512,29 @@ func applyEnv(l *Loaded, path string, src []byte, fromFile map[string]bool, gete
 	})
 	sort.Slice(l.Settings, func(i, j int) bool { return l.Settings[i].Key < l.Settings[j].Key })
 	return err
+}
+
+// envValue is the environment's value for key and the variable it came
+// from: the key's own variable, else the first alias that sets it; no
+// name when none does.
+func envValue(key, env string, getenv func(string) string) (name, val string, err error) {
+	if v := getenv(env); v != "" {
+		return env, v, nil
+	}
+	for _, a := range aliases {
+		v := getenv(a.name)
+		if a.key != key || v == "" {
+			continue
+		}
+		val, err := a.value(v)
+		if err != nil {
+			return a.name, "", err
+		}
+		if val != "" {
+			return a.name, val, nil
+		}
+	}
+	return "", "", nil
 }
 
 func setFromString(v reflect.Value, s string) error {

@@ -184,40 +184,61 @@ func TestLoadDirs(t *testing.T) {
 	assert.Equal(t, Default(), c)
 }
 
-func TestAliases(t *testing.T) {
+func TestScopeAndAliases(t *testing.T) {
 	tests := []struct {
-		name     string
-		env      map[string]string
-		all, off bool
-		origin   string
+		name   string
+		file   string
+		env    map[string]string
+		scope  string
+		origin string // the variable the value came from; "" when not the environment
 	}{
-		{"none", nil, false, false, ""},
-		{"project all", map[string]string{"SYNAXI_PROJECT_ALL": "1"}, true, false, "SYNAXI_PROJECT_ALL"},
-		{"disable projection", map[string]string{"SYNAXI_DISABLE_PROJECTION": "true"}, false, true, ""},
-		{"canonical name wins", map[string]string{"SYNAXI_PROJECT_ALL": "1", "SYNAXI_PROXY_PROJECT_ALL": "0"}, false, false, "SYNAXI_PROXY_PROJECT_ALL"},
-		{"alias off", map[string]string{"SYNAXI_PROJECT_ALL": "0"}, false, false, "SYNAXI_PROJECT_ALL"},
+		{"default", "", nil, ScopeAll, ""},
+		{"file", "[proxy]\nscope = \"worker\"\n", nil, ScopeWorker, ""},
+		{"project all", "[proxy]\nscope = \"worker\"\n", map[string]string{"SYNAXI_PROJECT_ALL": "1"}, ScopeAll, "SYNAXI_PROJECT_ALL"},
+		{"project all off means worker", "", map[string]string{"SYNAXI_PROJECT_ALL": "0"}, ScopeWorker, "SYNAXI_PROJECT_ALL"},
+		{"disable projection", "", map[string]string{"SYNAXI_DISABLE_PROJECTION": "true"}, ScopeOff, "SYNAXI_DISABLE_PROJECTION"},
+		{"disable false leaves the scope", "[proxy]\nscope = \"worker\"\n", map[string]string{"SYNAXI_DISABLE_PROJECTION": "0"}, ScopeWorker, ""},
+		{"disable beats project all", "", map[string]string{"SYNAXI_DISABLE_PROJECTION": "1", "SYNAXI_PROJECT_ALL": "1"}, ScopeOff, "SYNAXI_DISABLE_PROJECTION"},
+		{"canonical name wins", "", map[string]string{"SYNAXI_DISABLE_PROJECTION": "1", "SYNAXI_PROXY_SCOPE": "worker"}, ScopeWorker, "SYNAXI_PROXY_SCOPE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := Load(writeConfig(t, "[proxy]\nproject_all = false\n"), env(tt.env))
+			l, err := Load(writeConfig(t, tt.file), env(tt.env))
 			require.NoError(t, err)
-			assert.Equal(t, tt.all, l.Proxy.ProjectAll)
-			assert.Equal(t, tt.off, l.Proxy.DisableProjection)
+			assert.Equal(t, tt.scope, l.Proxy.Scope)
+			s := setting(t, l, "proxy.scope")
 			if tt.origin != "" {
-				s := setting(t, l, "proxy.project_all")
 				assert.Equal(t, FromEnv, s.Source)
 				assert.Equal(t, tt.origin, s.Origin)
+			} else {
+				assert.NotEqual(t, FromEnv, s.Source)
 			}
 		})
 	}
-	t.Run("bad alias value names the alias", func(t *testing.T) {
-		_, err := Load(filepath.Join(t.TempDir(), "none.toml"), env(map[string]string{"SYNAXI_DISABLE_PROJECTION": "maybe"}))
-		var ce *Error
-		require.ErrorAs(t, err, &ce)
-		assert.Equal(t, "proxy.disable_projection", ce.Key)
-		assert.Contains(t, ce.Msg, "SYNAXI_DISABLE_PROJECTION")
-		assert.Contains(t, ce.Msg, "maybe")
-	})
+	for name, bad := range map[string][2]string{
+		"bad alias value names the alias": {"SYNAXI_DISABLE_PROJECTION", "maybe"},
+		"bad scope":                       {"SYNAXI_PROXY_SCOPE", "main"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Load(filepath.Join(t.TempDir(), "none.toml"), env(map[string]string{bad[0]: bad[1]}))
+			var ce *Error
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, "proxy.scope", ce.Key)
+			assert.Contains(t, ce.Msg, bad[0])
+			assert.Contains(t, ce.Msg, bad[1])
+		})
+	}
+	for _, key := range []string{"project_all", "disable_projection"} {
+		t.Run("retired "+key, func(t *testing.T) {
+			path := writeConfig(t, "[proxy]\n"+key+" = true\n")
+			_, err := Load(path, env(nil))
+			var ce *Error
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, "proxy."+key, ce.Key)
+			assert.Equal(t, 2, ce.Line)
+			assert.Contains(t, ce.Msg, "scope = ")
+		})
+	}
 }
 
 func TestErrors(t *testing.T) {

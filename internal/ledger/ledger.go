@@ -83,6 +83,12 @@ type Row struct {
 	Projected      bool   `json:"projected"`
 	FailOpen       bool   `json:"fail_open"`
 	FailOpenReason string `json:"fail_open_reason,omitempty"`
+	// Passed says why a Messages request in the projection's scope was
+	// not handed to the engine (a side request: title generation, a quota
+	// probe, the compaction summary, …); it was forwarded as sent and is
+	// not measured. Empty for a gated request, whose projection stats say
+	// why it was not projected when it was not (not_engaged).
+	Passed string `json:"passed,omitempty"`
 
 	// Counterfactual is count_tokens on the original body; nil when the probe
 	// failed or the upstream has no count_tokens (see CounterfactualNull).

@@ -19,7 +19,7 @@ const Worker = "synaxi-worker"
 // projected reports whether the context of in may be projected by synaxi's
 // proxy, so that what Claude Code's transcript holds is not what the model
 // sees: the context is one the proxy projects (the worker, or every context
-// with proxy.project_all) and its traffic goes through a loopback proxy.
+// with proxy.scope = "all") and its traffic goes through a loopback proxy.
 //
 // Routing is known from ANTHROPIC_BASE_URL in the hook's own environment
 // (Claude Code passes its environment to hooks, the settings' env included,

@@ -83,7 +83,7 @@ type Store struct {
 	// Tokens estimates the tokens of file content.
 	Tokens func([]byte) int64
 	// BaseURL is ANTHROPIC_BASE_URL as the hook process sees it, and
-	// ProjectAll the proxy.project_all setting: together with the agent type
+	// ProjectAll whether proxy.scope is "all": together with the agent type
 	// they say whether a context may be projected (see projected).
 	BaseURL    string
 	ProjectAll bool

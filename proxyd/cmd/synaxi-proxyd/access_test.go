@@ -121,7 +121,7 @@ func TestTeamTokenServe(t *testing.T) {
 		"--project-all", "--log-conversations", "--log-level", "debug")
 	post := func(token string) int {
 		req, _ := http.NewRequest("POST", "http://"+addr+"/v1/messages?beta=true",
-			strings.NewReader(`{"model":"claude-sonnet-4-6","messages":[{"role":"user","content":"hi"}]}`))
+			strings.NewReader(`{"model":"claude-sonnet-4-6","max_tokens":32000,"tools":[{"name":"Read"}],"messages":[{"role":"user","content":"hi"}]}`))
 		req.Header.Set("X-Api-Key", apiKey)
 		req.Header.Set("Authorization", "Bearer "+oauth)
 		req.Header.Set("X-Claude-Code-Session-Id", "s1")

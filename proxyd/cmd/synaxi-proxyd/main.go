@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -122,8 +123,9 @@ func bindFlags(name string, o *options, p *config.Proxy) *flag.FlagSet {
 	fs.StringVar(&p.Upstream, "upstream", p.Upstream, "upstream base URL (proxy.upstream)")
 	fs.StringVar(&p.UpstreamModel, "upstream-model", p.UpstreamModel, "rewrite every Messages request's model to this (proxy.upstream_model)")
 	fs.IntVar(&p.Port, "port", p.Port, "loopback port (proxy.port)")
-	fs.BoolVar(&p.ProjectAll, "project-all", p.ProjectAll, "project every Messages request (proxy.project_all)")
-	fs.BoolVar(&p.DisableProjection, "disable-projection", p.DisableProjection, "never project (proxy.disable_projection)")
+	fs.StringVar(&p.Scope, "scope", p.Scope, "which requests are projected: all, worker or off (proxy.scope)")
+	fs.BoolFunc("project-all", "same as --scope all (=false: --scope worker)", scopeAlias(&p.Scope, config.ScopeAll, config.ScopeWorker))
+	fs.BoolFunc("disable-projection", "same as --scope off", scopeAlias(&p.Scope, config.ScopeOff, ""))
 	fs.BoolVar(&p.CountTokens, "count-tokens", p.CountTokens, "measure with the upstream's count_tokens (proxy.count_tokens)")
 	fs.TextVar(&p.IdleExit, "idle-exit", p.IdleExit, "exit after this long without requests; 0 never (proxy.idle_exit)")
 	fs.BoolVar(&p.LogConversations, "log-conversations", p.LogConversations, "write the JSONL conversation log (proxy.log_conversations)")
@@ -134,6 +136,23 @@ func bindFlags(name string, o *options, p *config.Proxy) *flag.FlagSet {
 	fs.StringVar(&p.Replica, "replica", p.Replica, "this replica's name in metric labels; default the host name (proxy.replica)")
 	fs.StringVar(&p.VisibilityStore, "visibility-store", p.VisibilityStore, "redis://host:6379/0 holding the no-reread hook's visibility exports, shared by the replicas (proxy.visibility_store)")
 	return fs
+}
+
+// scopeAlias is a boolean flag that sets the scope to yes, or to no when
+// false (no change when no is empty).
+func scopeAlias(scope *string, yes, no string) func(string) error {
+	return func(v string) error {
+		b, err := strconv.ParseBool(v)
+		switch {
+		case err != nil:
+			return err
+		case b:
+			*scope = yes
+		case no != "":
+			*scope = no
+		}
+		return nil
+	}
 }
 
 // parseFlags reads the flags of serve and start, the configuration flags
@@ -291,7 +310,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Upstream:      up,
 		UpstreamModel: cfg.Proxy.UpstreamModel,
 		CountTokens:   cfg.Proxy.CountTokens,
-		Rule:          gate.Rule{ProjectAll: cfg.Proxy.ProjectAll, Disable: cfg.Proxy.DisableProjection},
+		Rule:          gate.Rule{Scope: cfg.Proxy.Scope},
 		Projector:     newProjector(cfg),
 		Dirs:          dirs,
 		Logger:        log,
@@ -324,7 +343,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		go place.holdLock(ctx, dirs, info, log)
 	}
 	log.Info("listening", "addr", addr, "upstream", info.Upstream, "version", info.Version, "config", cfg.ProxyFingerprint(),
-		"project_all", cfg.Proxy.ProjectAll, "disable_projection", cfg.Proxy.DisableProjection,
+		"scope", cfg.Proxy.Scope,
 		"count_tokens", cfg.Proxy.CountTokens, "idle_exit", cfg.Proxy.IdleExit.Std(),
 		"team_token", acc.token != "", "tls", acc.tls != nil, "replica", replica, "otlp", cfg.Proxy.OTLPEndpoint)
 	if err := srv.Serve(ctx, ln); err != nil {

@@ -1,11 +1,17 @@
 // Package gate decides which requests synaxi-proxyd hands to the projection
 // engine, and defines the seam between the transport and that engine.
 //
-// A request is gated when it is a POST to /v1/messages (any query string)
-// whose top-level system text contains the worker sentinel, or when the
-// configuration projects everything; disabling projection overrides both.
-// Message text is never looked at: the orchestrator lists agent descriptions
-// inside messages, and only the worker carries the sentinel in its system.
+// Which requests are gated is the scope (scope.go): with scope "all" (the
+// default) every Messages conversation — the main session and every
+// subagent — is handed to the engine, which projects only where its cost
+// model predicts a saving, while side requests (no tools, structured
+// output, a small max_tokens, Claude Code's compaction summary, anything
+// that is not a conversation) pass as sent; with "worker" only requests
+// whose top-level system text carries the worker sentinel; with "off"
+// none. The decision reads the top-level fields and, for the compaction
+// summary only, the final message's opening text; the worker sentinel
+// counts only in the top-level system (the orchestrator lists agent
+// descriptions inside messages).
 //
 // Body is the one parse of a request body that the transport, the gate and
 // the engine share: parsed without a copy, validated at most once.
@@ -189,25 +195,10 @@ func (Identity) Project(_ context.Context, in *Input) (*Output, error) {
 	}}, nil
 }
 
-// Rule is the gate's configuration.
-type Rule struct {
-	ProjectAll bool // gate every /v1/messages POST
-	Disable    bool // gate nothing
-}
-
 // IsMessages reports whether method and path address the Messages endpoint
 // (not count_tokens); the query string is not part of path.
 func IsMessages(method, path string) bool {
 	return method == http.MethodPost && strings.TrimSuffix(path, "/") == "/v1/messages"
-}
-
-// Gated reports whether the request is handed to the projection engine.
-// body is only inspected for its top-level system field.
-func (r Rule) Gated(method, path string, body *Body) bool {
-	if r.Disable || !IsMessages(method, path) {
-		return false
-	}
-	return r.ProjectAll || IsWorker(body)
 }
 
 // IsWorker reports whether the top-level system of a Messages body contains

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"unsafe"
@@ -11,41 +14,113 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/internal/config"
 )
 
-func TestGated(t *testing.T) {
+func TestDecide(t *testing.T) {
 	worker := []byte(`{"model":"m","system":[{"type":"text","text":"x-anthropic-billing"},{"type":"text","text":"You are SYNAXI-PROJECTION-WORKER."}],"messages":[]}`)
 	workerString := []byte(`{"system":"SYNAXI-PROJECTION-WORKER","messages":[]}`)
-	inMessages := []byte(`{"system":"plain","messages":[{"role":"system","content":"agents: SYNAXI-PROJECTION-WORKER"}]}`)
-	noSystem := []byte(`{"messages":[{"role":"user","content":"hi"}]}`)
-	malformed := []byte(`{"system":"SYNAXI-PROJECTION-WORKER`)
+	inMessages := []byte(`{"system":"plain","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"system","content":"agents: SYNAXI-PROJECTION-WORKER"}]}`)
+	main := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"hi"}]}`)
+	noTools := []byte(`{"model":"m","max_tokens":32000,"messages":[{"role":"user","content":"hi"}]}`)
+	emptyTools := []byte(`{"model":"m","tools":[ ],"max_tokens":32000,"messages":[{"role":"user","content":"hi"}]}`)
+	structured := []byte(`{"model":"m","tools":[{"name":"Read"}],"output_config":{"format":{"type":"json_schema"}},"messages":[{"role":"user","content":"hi"}]}`)
+	quota := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":1,"messages":[{"role":"user","content":"quota"}]}`)
+	compact := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"fix it"},{"role":"assistant","content":"done"},{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"Your task is to create a detailed summary of the conversation so far"}]}]}`)
+	quotedCompact := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"Your task is to create a detailed summary of it"},{"role":"assistant","content":"ok"},{"role":"user","content":"thanks"}]}`)
+	noMessages := []byte(`{"model":"m","tools":[{"name":"Read"}]}`)
+	all, worker1, off := Rule{config.ScopeAll}, Rule{config.ScopeWorker}, Rule{config.ScopeOff}
 	tests := []struct {
 		name   string
 		rule   Rule
 		method string
 		path   string
+		agent  string
 		body   []byte
-		want   bool
+		gated  bool
+		passed string // a prefix of the reason
 	}{
-		{"worker array", Rule{}, "POST", "/v1/messages", worker, true},
-		{"worker string", Rule{}, "POST", "/v1/messages", workerString, true},
-		{"trailing slash", Rule{}, "POST", "/v1/messages/", worker, true},
-		{"sentinel only in messages", Rule{}, "POST", "/v1/messages", inMessages, false},
-		{"no system", Rule{}, "POST", "/v1/messages", noSystem, false},
-		{"malformed", Rule{}, "POST", "/v1/messages", malformed, false},
-		{"count_tokens", Rule{}, "POST", "/v1/messages/count_tokens", worker, false},
-		{"GET", Rule{}, "GET", "/v1/messages", worker, false},
-		{"other path", Rule{}, "POST", "/v1/complete", worker, false},
-		{"project all", Rule{ProjectAll: true}, "POST", "/v1/messages", noSystem, true},
-		{"project all malformed", Rule{ProjectAll: true}, "POST", "/v1/messages", []byte("{"), true},
-		{"disabled", Rule{Disable: true}, "POST", "/v1/messages", worker, false},
-		{"disabled beats all", Rule{Disable: true, ProjectAll: true}, "POST", "/v1/messages", worker, false},
+		{"worker array", worker1, "POST", "/v1/messages", "", worker, true, ""},
+		{"worker string", worker1, "POST", "/v1/messages", "", workerString, true, ""},
+		{"trailing slash", worker1, "POST", "/v1/messages/", "", worker, true, ""},
+		{"worker scope: sentinel only in messages", worker1, "POST", "/v1/messages", "", inMessages, false, ""},
+		{"worker scope: main session", worker1, "POST", "/v1/messages", "", main, false, ""},
+		{"worker scope: malformed", worker1, "POST", "/v1/messages", "", []byte(`{"system":"SYNAXI-PROJECTION-WORKER`), false, ""},
+		{"count_tokens", all, "POST", "/v1/messages/count_tokens", "", main, false, ""},
+		{"GET", all, "GET", "/v1/messages", "", main, false, ""},
+		{"other path", all, "POST", "/v1/complete", "", main, false, ""},
+		{"all: main session", all, "POST", "/v1/messages", "", main, true, ""},
+		{"all: subagent", all, "POST", "/v1/messages", "a1b2", main, true, ""},
+		{"all: the worker", all, "POST", "/v1/messages", "", worker, true, ""},
+		{"all: sentinel in messages is a conversation", all, "POST", "/v1/messages", "", inMessages, true, ""},
+		{"all: no tools", all, "POST", "/v1/messages", "", noTools, false, "side request: no tools"},
+		{"all: empty tools", all, "POST", "/v1/messages", "", emptyTools, false, "side request: no tools"},
+		{"all: structured output", all, "POST", "/v1/messages", "", structured, false, "side request: structured output"},
+		{"all: quota probe", all, "POST", "/v1/messages", "", quota, false, "side request: max_tokens 1"},
+		{"all: compaction prompt", all, "POST", "/v1/messages", "", compact, false, "compaction"},
+		{"all: compaction agent", all, "POST", "/v1/messages", "acompact-fffbd0", main, false, "compaction"},
+		{"all: the prompt quoted earlier", all, "POST", "/v1/messages", "", quotedCompact, true, ""},
+		{"all: no messages", all, "POST", "/v1/messages", "", noMessages, false, "no conversation"},
+		{"all: malformed", all, "POST", "/v1/messages", "", []byte("{"), false, "no conversation"},
+		{"off", off, "POST", "/v1/messages", "", worker, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, tt.rule.Gated(tt.method, tt.path, Parse(tt.body)))
+			h := http.Header{}
+			if tt.agent != "" {
+				h.Set(AgentHeader, tt.agent)
+			}
+			d := tt.rule.Decide(tt.method, tt.path, h, Parse(tt.body))
+			assert.Equal(t, tt.gated, d.Gated)
+			if tt.passed == "" {
+				assert.Empty(t, d.Passed)
+			} else {
+				assert.True(t, strings.HasPrefix(d.Passed, tt.passed), d.Passed)
+			}
 		})
 	}
+}
+
+// TestDecideCaptured classifies the real client's requests recorded by
+// the e2e fixtures (Claude Code 2.1.332): every agent-loop request is
+// gated, the title generation passes.
+func TestDecideCaptured(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "e2e", "testdata", "captured")
+	want := map[string]bool{
+		"main-first": true, "main-tools": true, "main-write": true, "interactive-tools": true,
+		"worker-first": true, "worker-thinking": true, "system-prompt-flag": true,
+		"interactive-title": false,
+	}
+	for name, gated := range want {
+		raw, err := os.ReadFile(filepath.Join(dir, name+".body.json"))
+		require.NoError(t, err)
+		d := Rule{config.ScopeAll}.Decide("POST", "/v1/messages", http.Header{}, Parse(raw))
+		assert.Equal(t, gated, d.Gated, "%s: %s", name, d.Passed)
+		assert.Equal(t, !gated, d.Passed != "", name)
+	}
+}
+
+// FuzzDecide: any body, under any scope, gets an answer without a panic;
+// a gated request never carries a pass reason, and off gates nothing.
+func FuzzDecide(f *testing.F) {
+	f.Add([]byte(`{"tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"hi"}]}`), "")
+	f.Add([]byte(`{"tools":[],"messages":[{"role":"user","content":[{"type":"text","text":"Your task is to create a detailed summary of"}]}]}`), "acompact-1")
+	f.Add([]byte(`{"tools":[1],"messages":[{"role":"user","content":"Your task is to create a detailed summary of"}`), "")
+	f.Add([]byte(`{"system":"SYNAXI-PROJECTION-WORKER","tools":"x","max_tokens":"1"}`), "a")
+	f.Fuzz(func(t *testing.T, body []byte, agent string) {
+		h := http.Header{}
+		h.Set(AgentHeader, agent)
+		for _, scope := range []string{config.ScopeAll, config.ScopeWorker, config.ScopeOff} {
+			d := Rule{scope}.Decide("POST", "/v1/messages", h, Parse(body))
+			if d.Gated && d.Passed != "" {
+				t.Fatalf("%s: gated with a pass reason %q", scope, d.Passed)
+			}
+			if scope == config.ScopeOff && (d.Gated || d.Passed != "") {
+				t.Fatalf("off decided %+v", d)
+			}
+		}
+	})
 }
 
 func TestSession(t *testing.T) {

@@ -24,6 +24,7 @@ type request struct {
 	body           *gate.Body  // the original
 	session, agent string
 	gated          bool
+	passed         string // why a request in scope was not gated (gate.Decision); its row says so
 	fault          string // a panic in the gate: the request is gated, forwarded as it came, unmeasured
 }
 
@@ -83,7 +84,8 @@ func (s *Server) gate(r *http.Request, start time.Time, raw []byte) (req *reques
 	s.hook("gate")
 	req.session = gate.Session(r.Header, req.body)
 	req.agent = gate.Agent(r.Header)
-	if req.gated = s.o.Rule.Gated(r.Method, r.URL.Path, req.body); req.gated {
+	d := s.o.Rule.Decide(r.Method, r.URL.Path, r.Header, req.body)
+	if req.gated, req.passed = d.Gated, d.Passed; req.gated {
 		req.body.Check() // beside everything that follows; asked for by the projection and the probe
 		req.header = r.Header.Clone()
 	}

@@ -59,6 +59,9 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 	x := <-handOff
 	s.hook("record")
 	row, res := s.row(x)
+	if req.passed != "" {
+		s.writeRow(row)
+	}
 	if req.gated {
 		row.Counterfactual, row.CounterfactualNull = cf.tokens, cf.null
 		if cf.tokens == nil {
@@ -68,17 +71,22 @@ func (s *Server) record(ctx context.Context, req *request, handOff <-chan *excha
 		if after != nil {
 			<-after
 		}
-		if err := ledger.Record(s.o.Dirs, row); err != nil {
-			s.ledgerErrors.Add(1)
-			s.log.Error("write ledger row", "id", req.id, "err", err)
-		} else {
-			s.metrics.Row(row) // the row's own values, once it is written
-		}
+		s.writeRow(row)
 	}
 	s.metrics.Request(outcome(row), row.Model)
 	if s.o.ConvLog != nil {
 		s.logConversation(x, row, res)
 	}
+}
+
+// writeRow appends a row to the ledger.
+func (s *Server) writeRow(row *ledger.Row) {
+	if err := ledger.Record(s.o.Dirs, row); err != nil {
+		s.ledgerErrors.Add(1)
+		s.log.Error("write ledger row", "id", row.ID, "err", err)
+		return
+	}
+	s.metrics.Row(row) // the row's own values, once it is written
 }
 
 func outcome(row *ledger.Row) metrics.Outcome {
@@ -115,6 +123,7 @@ func (s *Server) row(x *exchange) (*ledger.Row, measure.Result) {
 		Model:          res.Model,
 		Status:         a.status,
 		Projected:      x.served.projected,
+		Passed:         req.passed,
 		FailOpen:       failOpen != "",
 		FailOpenReason: failOpen,
 		Usage:          res.Usage,

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
@@ -89,7 +90,7 @@ func replicas(t *testing.T, up *upstream, n int) []*proxy {
 	out := make([]*proxy, n)
 	for i := range out {
 		out[i] = startProxy(t, up.URL, func(o *server.Options) {
-			o.Rule = gate.Rule{ProjectAll: true}
+			o.Rule = gate.Rule{Scope: config.ScopeAll}
 			o.Projector = projection.New(projection.Config{})
 		})
 	}

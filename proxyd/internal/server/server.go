@@ -1,7 +1,8 @@
 // Package server is synaxi-proxyd's data plane: a streaming reverse proxy in
 // front of the Anthropic API (or a compatible endpoint) that forwards every
-// request unchanged, hands worker requests to the projection engine through
-// the gate, and measures what each Messages request was billed.
+// request unchanged, hands the conversations in the projection's scope to
+// the engine through the gate, and measures what each Messages request was
+// billed.
 //
 // Invariants:
 //   - A request the gate does not take reaches the upstream byte-identical,
@@ -12,7 +13,9 @@
 //     original request and is counted as a fail-open (health and ledger).
 //   - Every gated request gets one ledger row with the billed usage and the
 //     count_tokens counterfactual of the original body, or null and why;
-//     a context's rows are written in the order its requests arrived.
+//     a context's rows are written in the order its requests arrived. A
+//     side request in scope (gate.Decision.Passed) gets a row saying why it
+//     passed, with its usage and no probe.
 //     Other requests cost nothing beyond the gate's look at the body (and,
 //     with the conversation log on, a tee of the response for usage).
 //   - A request body is read once, parsed without a copy, never modified,
@@ -234,7 +237,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the finished exchange even when a stage panics.
 func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, start time.Time, raw []byte) {
 	req := s.gate(r, start, raw)
-	if !req.gated && s.o.ConvLog == nil {
+	if !req.gated && req.passed == "" && s.o.ConvLog == nil {
 		// Nothing to record: the original goes up as it came.
 		s.metrics.Request(metrics.Passed, req.body.Field("model").Str)
 		s.forward(w, r, start, &payload{body: raw, valid: req.body.Valid}, nil)
@@ -297,7 +300,7 @@ type Health struct {
 	Config           string        `json:"config"`   // fingerprint of the configuration it started with (config.ProxyFingerprint)
 	Started          time.Time     `json:"started"`
 	UptimeSeconds    float64       `json:"uptime_seconds"`
-	Projection       string        `json:"projection"` // "worker", "all" or "disabled"
+	Projection       string        `json:"projection"` // the scope: "all", "worker" or "off"
 	Requests         int64         `json:"requests"`   // every forwarded request
 	Messages         int64         `json:"messages"`   // of which Messages requests
 	Gated            int64         `json:"gated"`      // of which gated (one ledger row each)
@@ -313,16 +316,9 @@ type Health struct {
 
 // Health reports the counters.
 func (s *Server) Health() Health {
-	mode := "worker"
-	switch {
-	case s.o.Rule.Disable:
-		mode = "disabled"
-	case s.o.Rule.ProjectAll:
-		mode = "all"
-	}
 	return Health{
 		Status: "ok", Version: s.o.Version, PID: os.Getpid(), Upstream: s.o.Upstream.Redacted(), Config: s.o.ConfigHash,
-		Started: s.started.UTC(), UptimeSeconds: time.Since(s.started).Seconds(), Projection: mode,
+		Started: s.started.UTC(), UptimeSeconds: time.Since(s.started).Seconds(), Projection: s.o.Rule.Scope,
 		Requests: s.requests.Load(), Messages: s.messages.Load(), Gated: s.gated.Load(),
 		Projected: s.projected.Load(), FailOpens: s.failOpens.Load(),
 		ProbeFailures: s.probeFailures.Load(), LedgerErrors: s.ledgerErrors.Load(),

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
@@ -401,14 +402,16 @@ func TestFailOpen(t *testing.T) {
 		{"panic", func(context.Context, *gate.Input) (*gate.Output, error) { panic("index out of range") }, worker, false, "projection panic: index out of range"},
 		{"error", func(context.Context, *gate.Input) (*gate.Output, error) { return nil, errors.New("no world") }, worker, false, "project: no world"},
 		{"empty output", func(context.Context, *gate.Input) (*gate.Output, error) { return &gate.Output{}, nil }, worker, false, "project: empty output"},
-		{"malformed gated body", func(context.Context, *gate.Input) (*gate.Output, error) { panic("must not be called") }, []byte(`{"system":"x`), true, "gated request body is not valid JSON"},
+		{"malformed gated body", func(context.Context, *gate.Input) (*gate.Output, error) { panic("must not be called") }, []byte(`{"tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"hi"}],"x":tru}`), true, "gated request body is not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			up := newUpstream(t)
 			p := startProxy(t, up.URL, func(o *server.Options) {
 				o.Projector = tt.proj
-				o.Rule.ProjectAll = tt.all
+				if tt.all {
+					o.Rule.Scope = config.ScopeAll
+				}
 			})
 			resp, _ := do(t, rawClient(), "POST", p.URL+"/v1/messages?beta=true", claudeHeaders(), tt.body)
 			assert.Equal(t, 200, resp.StatusCode)

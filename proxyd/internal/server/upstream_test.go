@@ -17,8 +17,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 	"github.com/synaxi/synaxi/proxyd/internal/server"
 )
 
@@ -104,7 +106,8 @@ func startProxy(t testing.TB, up string, mod func(*server.Options)) *proxy {
 	u, err := url.Parse(up)
 	require.NoError(t, err)
 	dirs := xdg.Dirs{State: t.TempDir()}
-	o := server.Options{Upstream: u, CountTokens: true, Dirs: dirs, Version: "test"}
+	// Most tests gate the worker alone; scope "all" is tested where set.
+	o := server.Options{Upstream: u, CountTokens: true, Dirs: dirs, Version: "test", Rule: gate.Rule{Scope: config.ScopeWorker}}
 	if mod != nil {
 		mod(&o)
 	}
