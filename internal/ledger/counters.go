@@ -1,6 +1,8 @@
 package ledger
 
 import (
+	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
@@ -80,4 +82,29 @@ func UpdateCounters(d xdg.Dirs, session string, now time.Time, fn func(*Counters
 		fn(c)
 		return nil
 	}, statefile.NoSync)
+}
+
+// LoopTotals sums the governor's fires per rule over every session's
+// counters, with the latest fire, for `synaxi status`. A counters file that
+// does not decode is skipped.
+func LoopTotals(d xdg.Dirs) (fires map[string]int64, stops int64, last *LoopFire, err error) {
+	files, err := filepath.Glob(d.StatePath("sessions", "*", "noreread.json"))
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("list counters: %w", err)
+	}
+	fires = map[string]int64{}
+	for _, f := range files {
+		var c Counters
+		if statefile.ReadJSON(f, &c) != nil {
+			continue
+		}
+		for r, n := range c.Loops {
+			fires[r] += n
+		}
+		stops += c.Stops
+		if l := c.LastLoop; l != nil && (last == nil || l.At.After(last.At)) {
+			last = l
+		}
+	}
+	return fires, stops, last, nil
 }

@@ -1,6 +1,7 @@
 // Package statusline renders synaxi's status line: model · directory ·
 // what synaxi measured this session (proxy savings in tokens and dollars,
-// cache-hit ratio, re-reads blocked, loops broken) and the proxy's state.
+// cache-hit ratio, re-reads blocked, loops broken, the loop governor's
+// mark) and the proxy's state.
 //
 // It reads only precomputed per-session summaries (the ledger summary the
 // proxy keeps and the no-reread hook's counters); it never parses a
@@ -87,6 +88,9 @@ func Render(f Facts) string {
 		if c.LoopsBroken > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s broken", c.LoopsBroken, plural(c.LoopsBroken, "loop", "loops")))
 		}
+		if mark := loopMark(c); mark != "" {
+			parts = append(parts, paint(sgrYellow, mark))
+		}
 	}
 	if !measured {
 		parts = append(parts, paint(sgrDim, "watching"))
@@ -104,6 +108,23 @@ func Render(f Facts) string {
 	}
 	ours := "⌁ synaxi " + strings.Join(parts, " · ")
 	return strings.Join(append(head, ours), " · ")
+}
+
+// loopMark is the loop governor's mark: how many loops it flagged (or
+// stopped, with governor.mode on) and the rule of the latest.
+func loopMark(c *ledger.Counters) string {
+	n := c.LoopFires()
+	if n == 0 {
+		return ""
+	}
+	rule := ""
+	if c.LastLoop != nil {
+		rule = ": " + c.LastLoop.Rule
+	}
+	if c.Stops > 0 {
+		return fmt.Sprintf("⟳ %d %s stopped%s", c.Stops, plural(c.Stops, "loop", "loops"), rule)
+	}
+	return fmt.Sprintf("⟳ %d %s flagged%s", n, plural(n, "loop", "loops"), rule)
 }
 
 func plural(n int64, one, many string) string {

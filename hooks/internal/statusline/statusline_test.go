@@ -38,6 +38,12 @@ func TestRender(t *testing.T) {
 			"r · ⌁ synaxi 1 re-read blocked (~300 tok) · not routed"},
 		{"refunded denial leaves only loops", Facts{Dir: "/r", Counters: &ledger.Counters{Denials: 1, Refunds: 1, LoopsBroken: 2}},
 			"r · ⌁ synaxi 2 loops broken · not routed"},
+		{"governor advised", Facts{Dir: "/r", Counters: &ledger.Counters{Loops: map[string]int64{"repeat": 1, "unchanged": 1},
+			LastLoop: &ledger.LoopFire{Rule: "unchanged"}}},
+			"r · ⌁ synaxi ⟳ 2 loops flagged: unchanged · not routed"},
+		{"governor stopped", Facts{Dir: "/r", Counters: &ledger.Counters{Loops: map[string]int64{"revert": 1}, Stops: 1,
+			LastLoop: &ledger.LoopFire{Rule: "revert"}}},
+			"r · ⌁ synaxi ⟳ 1 loop stopped: revert · not routed"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"sort"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/hint"
@@ -18,6 +21,7 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/setup"
 	"github.com/synaxi/synaxi/installer/internal/wrap"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -169,10 +173,35 @@ func Status(ctx context.Context, w io.Writer, e Env) error {
 		fmt.Fprintf(tw, "ledger\t%d sessions, %d requests (%d measured): saved %d tokens, $%.4f; %d probe failures, %d fail-opens\n",
 			len(rep.Sessions), t.Requests, t.Measured, t.SavedTokens, t.SavedUSD, t.ProbeFailures, t.FailOpenRows)
 	}
+	fmt.Fprintf(tw, "loops\t%s\n", loopsLine(f.d))
 	if e.More != nil {
 		e.More(tw)
 	}
 	return tw.Flush()
+}
+
+// loopsLine is the loop governor's fires over every session
+// (docs/governor.md).
+func loopsLine(d xdg.Dirs) string {
+	fires, stops, last, err := ledger.LoopTotals(d)
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	var total int64
+	rules := make([]string, 0, len(fires))
+	for r, n := range fires {
+		total += n
+		rules = append(rules, fmt.Sprintf("%s %d", r, n))
+	}
+	if total == 0 {
+		return "the governor flagged no loop"
+	}
+	sort.Strings(rules)
+	line := fmt.Sprintf("%d flagged (%s), %d stopped", total, strings.Join(rules, ", "), stops)
+	if last != nil {
+		line += fmt.Sprintf("; last: %s on %s, %s", last.Rule, last.Subject, last.At.Format(time.RFC3339))
+	}
+	return line
 }
 
 func proxyLine(st *proxyctl.State) string {
