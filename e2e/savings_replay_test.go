@@ -111,7 +111,10 @@ func TestSavingsReplayOwnSessions(t *testing.T) {
 			Rereads  float64 `json:"billed_reduction_with_rereads"`
 			Requests int     `json:"requests"`
 			Err      string  `json:"error"`
+			AsSent   string  `json:"as_sent"`
 		} `json:"conversations"`
+		Scope     string   `json:"scope"`
+		Verdict   string   `json:"verdict"`
 		Touched   int      `json:"touched"`
 		Untouched []string `json:"untouched"`
 		Failed    []string `json:"failed"`
@@ -121,6 +124,7 @@ func TestSavingsReplayOwnSessions(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &rep), res.Stdout)
 	assert.Equal(t, 2, rep.Sessions)
+	assert.Equal(t, "all", rep.Scope, "priced as routing treats sessions by default")
 	assert.Empty(t, rep.Failed)
 	var names, paths []string
 	for _, c := range rep.Conversations {
@@ -149,6 +153,13 @@ func TestSavingsReplayOwnSessions(t *testing.T) {
 	for i, row := range panel.Rows {
 		c := rep.Conversations[i]
 		assert.Equal(t, row.Transcript, c.Path)
+		if c.AsSent != "" {
+			// The compaction summary passes a routed proxy as sent: not
+			// replayed, counted untouched.
+			assert.Contains(t, c.Name, "agent-acompact")
+			untouched++
+			continue
+		}
 		assert.Equal(t, row.Requests, c.Requests, c.Name)
 		assert.Equal(t, row.Engaged, c.Engaged, c.Name)
 		assert.InDelta(t, row.Billed, c.Billed, 1e-12, c.Name)
@@ -167,6 +178,7 @@ func TestSavingsReplayOwnSessions(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, res.Stderr)
 	assert.Contains(t, res.Stdout, "your 1 most recent Claude Code session\n")
+	assert.Equal(t, "priced", rep.Verdict, "two long real sessions are enough history to price")
 	for _, want := range []string{"touched ", "median ", "worst ", "all of them "} {
 		assert.True(t, strings.Contains(res.Stdout, want), "%q in\n%s", want, res.Stdout)
 	}

@@ -91,13 +91,22 @@ var setupCmdRE = regexp.MustCompile(`sh (\S+/bin/synaxi-run) synaxi (install --r
 // SetupQuestion is what SetupAgent asks before routing.
 const SetupQuestion = "Shall I route your Claude Code sessions through the synaxi proxy? Answer yes or no."
 
+// SetupNotYet is how SetupAgent ends, as the skill says, when the replay
+// had too little history (or nothing of the user's) to price: no question.
+const SetupNotYet = "There is not enough history to say what routing would save yet: use Claude Code with synaxi for a while, then run /synaxi:setup again."
+
+// notYetRE finds the replay's own words for "no figure to quote".
+var notYetRE = regexp.MustCompile(`Too little history to price routing|Nothing of yours to price`)
+
 // SetupAgent plays the model through the /synaxi:setup skill
 // (plugin/skills/setup/SKILL.md): it runs the skill's `synaxi install` and
 // `synaxi savings --replay` commands exactly as the expanded skill in the
 // request writes them, one per turn, then asks SetupQuestion and ends its
 // turn; it runs `synaxi install --route` only after a user turn that says
-// yes, and then ends with the route command's output. It stops at the
-// first command that fails, quoting its output.
+// yes, and then ends with the route command's output. When the replay
+// says it has too little history to price routing it ends with
+// SetupNotYet instead, and asks nothing. It stops at the first command
+// that fails, quoting its output.
 func SetupAgent() Agent {
 	return AgentFunc(func(v *View) Reply {
 		cmds := map[string]string{}
@@ -134,6 +143,9 @@ func SetupAgent() Agent {
 			}
 			if c.IsError {
 				return Reply{Text: "synaxi " + key + " failed:\n" + c.Result}
+			}
+			if key == "savings --replay" && notYetRE.MatchString(c.Result) {
+				return Reply{Text: SetupNotYet}
 			}
 		}
 		if strings.EqualFold(strings.TrimSpace(v.LastUserText()), "yes") {

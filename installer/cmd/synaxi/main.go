@@ -252,6 +252,7 @@ func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	rep := savings.Build(rows, *session)
 	rep.Skipped = skipped
+	rep.Route = doctor.Route(ctx, doctor.Env{Getenv: os.Getenv})
 	if *session != "" && len(rep.Sessions) == 0 {
 		fmt.Fprintf(stderr, "synaxi savings: no ledger rows for session %q (see `synaxi savings` for the sessions)\n", *session)
 		return 1
@@ -315,6 +316,7 @@ func runReplay(ctx context.Context, sessions int, maxBytes int64, asJSON bool, s
 		Sessions: sessions,
 		MaxBytes: maxBytes,
 		Proxyd:   setup.ProxyBin(xdg.Resolve()),
+		Scope:    effectiveScope(),
 	}
 	if isTerminal(stderr) {
 		o.Progress = stderr
@@ -331,7 +333,7 @@ func runReplay(ctx context.Context, sessions int, maxBytes int64, asJSON bool, s
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if len(rep.Failed) > 0 && len(rep.Failed) == len(rep.Conversations) {
+	if rep.Verdict == savings.Unreplayed && len(rep.Failed) > 0 {
 		fmt.Fprintf(stderr, "synaxi savings: no conversation could be replayed (see above); check `%s replay --help` runs\n", o.Proxyd)
 		return 1
 	}

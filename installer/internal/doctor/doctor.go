@@ -126,6 +126,35 @@ func (f *facts) routedToProxy() bool {
 	return u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost"
 }
 
+// Route is what `synaxi savings` says about routing beside the ledger.
+func Route(ctx context.Context, e Env) *savings.Route {
+	return gather(ctx, e).route()
+}
+
+func (f *facts) route() *savings.Route {
+	r := &savings.Route{Routed: f.routedToProxy()}
+	for _, m := range f.wraps {
+		r.Routed = r.Routed || m.InUse()
+	}
+	if f.config != nil {
+		r.Scope = savings.ScopeOf(f.config.Proxy)
+	}
+	if !f.proxy.Running || f.proxy.Health == nil {
+		return r
+	}
+	h := f.proxy.Health
+	num := func(k string) int64 { v, _ := h.Raw[k].(float64); return int64(v) }
+	p := &savings.ProxyCounts{Requests: h.Requests, Projected: h.Projected, FailOpens: h.FailOpens, Messages: num("messages"), Gated: num("gated")}
+	if s, ok := h.Raw["started"].(string); ok {
+		p.Started, _ = time.Parse(time.RFC3339Nano, s)
+	}
+	if s, ok := h.Raw["projection"].(string); ok && s != "" {
+		r.Scope = s // what the running proxy uses
+	}
+	r.Proxy = p
+	return r
+}
+
 // Status prints a short summary.
 func Status(ctx context.Context, w io.Writer, e Env) error {
 	f := gather(ctx, e)

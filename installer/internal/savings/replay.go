@@ -37,7 +37,27 @@ type ReplayOptions struct {
 	MaxBytes int64
 	// Progress, when set, receives a progress bar (a terminal).
 	Progress io.Writer
+	// Scope is the effective proxy.scope routing projects under: all (""),
+	// worker or off. Only all projects the user's own sessions; under the
+	// others there is nothing of theirs to price, and nothing is replayed.
+	Scope string
 }
+
+// The verdicts of a replay: whether it priced routing, and if not, why.
+const (
+	Priced     = "priced"        // a figure worth quoting
+	NoSessions = "no_sessions"   // no transcripts at all
+	TooShort   = "too_short"     // no conversation long enough for the projection to engage
+	TooLittle  = "too_little"    // engaged, but all of them together save under MinQuoted
+	NotRouted  = "not_projected" // proxy.scope projects none of the user's own sessions
+	Unreplayed = "not_replayed"  // every conversation failed or was left out (--max-mb)
+)
+
+// MinQuoted is the smallest billed-input reduction over all replayed
+// conversations that the replay quotes as a figure: below it the
+// projection has not had sessions long enough to pay, and a figure such
+// as "1.01× less" would only invite routing for nothing.
+const MinQuoted = 1.05
 
 // Conversation is one replayed transcript: a session's main conversation
 // or one of its subagents'.
@@ -59,6 +79,7 @@ type Conversation struct {
 	CostlierStops int     `json:"costlier_stops"`
 	Err           string  `json:"error,omitempty"`   // why it could not be replayed
 	Skipped       string  `json:"skipped,omitempty"` // why it was not replayed (ReplayOptions.MaxBytes)
+	AsSent        string  `json:"as_sent,omitempty"` // why routing passes it as sent, unreplayed (a compaction summary)
 }
 
 // Spread is the median and worst of a column over the conversations the
@@ -71,8 +92,12 @@ type Spread struct {
 
 // ReplayReport is what `synaxi savings --replay` shows.
 type ReplayReport struct {
-	Schema        int             `json:"schema"`
-	Projects      string          `json:"projects_dir"`
+	Schema   int    `json:"schema"`
+	Projects string `json:"projects_dir"`
+	Scope    string `json:"scope"`   // the proxy.scope the sessions were priced under
+	Verdict  string `json:"verdict"` // Priced, or why not: NoSessions, TooShort, TooLittle, NotRouted, Unreplayed
+	// NoProjects is set when the projects directory does not exist.
+	NoProjects    bool            `json:"no_projects_dir,omitempty"`
 	Sessions      int             `json:"sessions"`
 	Conversations []*Conversation `json:"conversations"`
 	Touched       int             `json:"touched"`
@@ -87,6 +112,13 @@ type ReplayReport struct {
 	BaselineBilled  float64 `json:"baseline_billed_equivalent"`
 	ProjectedBilled float64 `json:"projected_billed_equivalent"`
 }
+
+// ErrNoSessions and ErrNoProjects report a home with no Claude Code
+// session to replay (ErrNoProjects: not even the projects directory).
+var (
+	ErrNoSessions = errors.New("no Claude Code sessions")
+	ErrNoProjects = fmt.Errorf("%w yet", ErrNoSessions)
+)
 
 // RecentSessions lists the newest n main-session transcripts under
 // projects (<project>/<session>.jsonl), newest first, and with each the
@@ -107,9 +139,9 @@ func RecentSessions(projects string, n int) (sessions int, paths []string, err e
 	})
 	if len(mains) == 0 {
 		if _, err := os.Stat(projects); errors.Is(err, fs.ErrNotExist) {
-			return 0, nil, fmt.Errorf("no Claude Code sessions: %s does not exist (is Claude Code's config elsewhere? set CLAUDE_CONFIG_DIR)", projects)
+			return 0, nil, fmt.Errorf("%w: %s does not exist (is Claude Code's config elsewhere? set CLAUDE_CONFIG_DIR)", ErrNoProjects, projects)
 		}
-		return 0, nil, fmt.Errorf("no Claude Code sessions in %s (its <project>/<session>.jsonl files)", projects)
+		return 0, nil, fmt.Errorf("%w in %s (its <project>/<session>.jsonl files)", ErrNoSessions, projects)
 	}
 	sort.SliceStable(mains, func(i, j int) bool { return mtime[mains[i]].After(mtime[mains[j]]) })
 	if n > 0 && len(mains) > n {
@@ -127,12 +159,31 @@ func RecentSessions(projects string, n int) (sessions int, paths []string, err e
 // Replay runs `synaxi-proxyd replay --json` over each of the user's recent
 // transcripts, one process each (so a progress bar can follow), and folds
 // the results. A transcript that fails is reported, not fatal.
+//
+// It replays nothing when routing would project none of the user's own
+// sessions (Scope worker or off), and with no sessions reports so in its
+// verdict rather than failing: set-up then says to come back later.
 func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
+	scope := o.Scope
+	if scope == "" {
+		scope = "all"
+	}
+	rep := &ReplayReport{Schema: ReplaySchema, Projects: o.Projects, Scope: scope}
+	if scope != "all" {
+		rep.Verdict = NotRouted
+		rep.fold()
+		return rep, nil
+	}
 	n, paths, err := RecentSessions(o.Projects, o.Sessions)
+	if errors.Is(err, ErrNoSessions) {
+		rep.NoProjects = errors.Is(err, ErrNoProjects)
+		rep.fold()
+		return rep, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	rep := &ReplayReport{Schema: ReplaySchema, Projects: o.Projects, Sessions: n}
+	rep.Sessions = n
 	var bar *progressbar.ProgressBar
 	if o.Progress != nil {
 		var total int64
@@ -151,7 +202,9 @@ func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
 			return nil, err
 		}
 		var c *Conversation
-		if fi, err := os.Stat(p); err == nil && o.MaxBytes > 0 && fi.Size() > o.MaxBytes {
+		if fi, err := os.Stat(p); isCompaction(p) {
+			c = &Conversation{Path: p, Name: conversationName(p), AsSent: "a compaction summary: routing passes it upstream as sent"}
+		} else if err == nil && o.MaxBytes > 0 && fi.Size() > o.MaxBytes {
 			c = &Conversation{Path: p, Name: conversationName(p),
 				Skipped: fmt.Sprintf("%.1f MB, over the %.0f MB limit (--max-mb)", float64(fi.Size())/(1<<20), float64(o.MaxBytes)/(1<<20))}
 		} else {
@@ -169,6 +222,13 @@ func Replay(ctx context.Context, o ReplayOptions) (*ReplayReport, error) {
 	}
 	rep.fold()
 	return rep, nil
+}
+
+// isCompaction reports whether path is the transcript of Claude Code's
+// compaction agent (subagents/agent-acompact-*.jsonl): the summary request
+// it makes passes through a routed proxy untouched.
+func isCompaction(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == "subagents" && strings.HasPrefix(filepath.Base(path), "agent-acompact")
 }
 
 // replayed is the part of `synaxi-proxyd replay --json` (schema 1) shown.
@@ -228,6 +288,9 @@ func (r *ReplayReport) fold() {
 		case c.Skipped != "":
 			r.Skipped = append(r.Skipped, c.Name)
 			continue
+		case c.AsSent != "":
+			r.Untouched = append(r.Untouched, c.Name)
+			continue
 		case c.Err != "":
 			r.Failed = append(r.Failed, c.Name)
 			continue
@@ -240,6 +303,19 @@ func (r *ReplayReport) fold() {
 		r.ProjectedBilled += c.ProjectedBilled
 	}
 	r.Touched = len(touched)
+	switch {
+	case r.Verdict == NotRouted:
+	case r.Sessions == 0:
+		r.Verdict = NoSessions
+	case len(r.Failed)+len(r.Skipped) == len(r.Conversations):
+		r.Verdict = Unreplayed
+	case len(touched) == 0:
+		r.Verdict = TooShort
+	case r.BaselineBilled/max(r.ProjectedBilled, 1) < MinQuoted:
+		r.Verdict = TooLittle
+	default:
+		r.Verdict = Priced
+	}
 	if len(touched) == 0 {
 		return
 	}
@@ -291,28 +367,44 @@ func (r *ReplayReport) WriteJSON(w io.Writer) error {
 	return enc.Encode(r)
 }
 
-// WriteText writes what a user reads before deciding to route.
+// WriteText writes what a user reads before deciding to route: a figure
+// only when the verdict is Priced; otherwise why there is none yet, and to
+// use synaxi for a while and ask again.
 func (r *ReplayReport) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "What synaxi's projection would have saved on your %d most recent Claude Code %s\n", r.Sessions, plural(r.Sessions, "session", "sessions"))
-	fmt.Fprintf(w, "(%d %s from %s, replayed as if each were a synaxi worker's; billed-equivalent input, cache-aware)\n\n",
+	switch r.Verdict {
+	case NotRouted:
+		_, err := fmt.Fprintf(w, "Nothing of yours to price: proxy.scope is %s, so routing projects %s, and your sessions go upstream as sent.\n"+
+			"Set proxy.scope = \"all\" (the default) to have routing project your own sessions, then run `synaxi savings --replay` again.\n",
+			r.Scope, scopeWhat(r.Scope))
+		return err
+	case NoSessions:
+		where := "in " + r.Projects
+		if r.NoProjects {
+			where = "yet: " + r.Projects + " does not exist (if Claude Code keeps its config elsewhere, set CLAUDE_CONFIG_DIR)"
+		}
+		_, err := fmt.Fprintf(w, "Too little history to price routing: no Claude Code sessions %s.\n%s", where, comeBack)
+		return err
+	}
+	if r.Verdict == Priced {
+		fmt.Fprintf(w, "What routing would have saved on your %d most recent Claude Code %s\n", r.Sessions, plural(r.Sessions, "session", "sessions"))
+	} else {
+		fmt.Fprintf(w, "Your %d most recent Claude Code %s\n", r.Sessions, plural(r.Sessions, "session", "sessions"))
+	}
+	fmt.Fprintf(w, "(%d %s from %s, replayed as routing treats them: proxy.scope = all projects the main session and every subagent where the cost model pays; billed-equivalent input, cache-aware)\n\n",
 		len(r.Conversations), plural(len(r.Conversations), "conversation", "conversations"), r.Projects)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	if r.Billed != nil {
+	if r.Verdict == Priced {
 		fmt.Fprintf(tw, "touched\t%d of %d conversations\n", r.Touched, len(r.Conversations))
 		fmt.Fprintf(tw, "median\t%s less billed input\t(%s counting the re-reads a shorter context costs)\n", times(r.Billed.Median), times(r.WithRereads.Median))
 		fmt.Fprintf(tw, "worst\t%s\t(%s; with re-reads %s, %s)\n", lessOrMore(r.Billed.Worst), r.Billed.WorstN, lessOrMore(r.WithRereads.Worst), r.WithRereads.WorstN)
 		fmt.Fprintf(tw, "stopped early\t%s at worst\t(%s, had it ended at its costliest point)\n", lessOrMore(r.WorstStop.Worst), r.WorstStop.WorstN)
-	} else {
-		fmt.Fprintf(tw, "touched\tnone of %d conversations: each is too short for the projection to engage\n", len(r.Conversations))
-	}
-	if r.BaselineBilled > 0 {
 		fmt.Fprintf(tw, "all of them\t%s → %s billed-equivalent input tokens\t(%s)\n", tokens(r.BaselineBilled), tokens(r.ProjectedBilled), lessOrMore(r.BaselineBilled/max(r.ProjectedBilled, 1)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(r.Untouched) > 0 {
-		fmt.Fprintf(w, "\nnot touched (%d; too short for the projection to engage, served as sent): %s\n", len(r.Untouched), strings.Join(r.Untouched, ", "))
+		fmt.Fprintf(w, "\nnot touched (%d; too short for the projection to pay, or compaction summaries: served as sent): %s\n", len(r.Untouched), strings.Join(r.Untouched, ", "))
 	}
 	for _, c := range r.Conversations {
 		switch {
@@ -322,8 +414,32 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "could not replay %s: %s\n", c.Name, c.Err)
 		}
 	}
-	_, err := fmt.Fprintln(w, "\nOnce routed, only the synaxi-worker agent's requests are projected (unless proxy.project_all is set); every other request goes upstream as sent.")
+	switch r.Verdict {
+	case TooShort:
+		_, err := fmt.Fprintf(w, "\nToo little history to price routing: none of these %d conversations is long enough for the projection to engage (it pays on long sessions).\n%s",
+			len(r.Conversations), comeBack)
+		return err
+	case Unreplayed:
+		_, err := fmt.Fprintln(w, "\nNo figure: no conversation could be replayed (see above).")
+		return err
+	case TooLittle:
+		_, err := fmt.Fprintf(w, "\nToo little history to price routing: on these sessions the projection would change the billed input by less than %.0f%%; it pays on long sessions.\n%s",
+			100*(1-1/MinQuoted), comeBack)
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nOnce routed, every Claude Code session is projected the same way where the cost model predicts it pays; side requests (titles, quota probes, token counts) go upstream as sent.")
 	return err
+}
+
+// comeBack is what the replay says when it has no figure to quote.
+const comeBack = "Use Claude Code with synaxi for a while (a few long sessions), then ask again: `synaxi savings --replay`, or /synaxi:setup.\n"
+
+// scopeWhat says what routing projects under a scope other than all.
+func scopeWhat(scope string) string {
+	if scope == "worker" {
+		return "only the synaxi-worker agent's requests"
+	}
+	return "nothing"
 }
 
 func times(x float64) string { return fmt.Sprintf("%.2f×", x) }

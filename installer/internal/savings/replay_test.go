@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,7 @@ func TestRecentSessions(t *testing.T) {
 	assert.Equal(t, "11111111/agent-a1", conversationName(paths[3]))
 
 	_, _, err = RecentSessions(filepath.Join(t.TempDir(), "nowhere"), 3)
+	require.ErrorIs(t, err, ErrNoProjects)
 	require.ErrorContains(t, err, "does not exist")
 	require.ErrorContains(t, err, "CLAUDE_CONFIG_DIR")
 }
@@ -135,8 +137,76 @@ func TestReplayNothingTouched(t *testing.T) {
 	assert.Zero(t, rep.Touched)
 	var text bytes.Buffer
 	require.NoError(t, rep.WriteText(&text))
-	assert.Contains(t, text.String(), "touched  none of 6 conversations")
+	assert.Equal(t, Unreplayed, rep.Verdict)
+	assert.Contains(t, text.String(), "No figure: no conversation could be replayed")
 	assert.Contains(t, text.String(), "could not replay 33333333: fork/exec")
+	assert.NotContains(t, text.String(), "×")
+}
+
+// TestReplayVerdicts: with too little history the replay says so and
+// quotes no figure (never "1.00× less"); under a scope that projects none
+// of the user's sessions it replays nothing; a compaction summary is
+// served as sent and not replayed.
+func TestReplayVerdicts(t *testing.T) {
+	tree := func(t *testing.T, bodies ...string) (string, string) {
+		root := t.TempDir()
+		proxyd := filepath.Join(root, "synaxi-proxyd")
+		require.NoError(t, os.WriteFile(proxyd, []byte(fakeProxyd), 0o755))
+		projects := filepath.Join(root, "projects")
+		for i, b := range bodies {
+			p := filepath.Join(projects, "-home-u", fmt.Sprintf("%08d-aaaa-4aaa-8aaa-000000000000.jsonl", i))
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(b), 0o644))
+		}
+		return projects, proxyd
+	}
+	short := report(4, 0, 9000, 9000, 1, 1, 0)
+	tests := []struct {
+		name    string
+		bodies  []string
+		scope   string
+		verdict string
+		want    []string
+	}{
+		{"no projects dir", nil, "", NoSessions, []string{"Too little history to price routing: no Claude Code sessions yet", "does not exist", "ask again"}},
+		{"twenty short sessions", slices.Repeat([]string{short}, 20), "", TooShort,
+			[]string{"Your 10 most recent Claude Code sessions", "none of these 10 conversations is long enough", "Use Claude Code with synaxi for a while"}},
+		{"engaged, pays under 5%", []string{report(90, 40, 100000, 98000, 1.02, 0.99, 3), short}, "", TooLittle,
+			[]string{"less than 5%", "ask again"}},
+		{"long sessions", []string{report(150, 110, 1630650, 710814, 2.12, 0.95, 2), short}, "", Priced,
+			[]string{"What routing would have saved on your 2 most recent", "median", "2.29× less billed input", "Once routed, every Claude Code session"}},
+		{"worker scope", []string{report(150, 110, 1630650, 710814, 2.12, 0.95, 2)}, "worker", NotRouted,
+			[]string{"Nothing of yours to price: proxy.scope is worker, so routing projects only the synaxi-worker agent's requests", `proxy.scope = "all"`}},
+		{"off", []string{short}, "off", NotRouted, []string{"proxy.scope is off, so routing projects nothing"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			projects, proxyd := tree(t, tt.bodies...)
+			rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 10, Proxyd: proxyd, Scope: tt.scope})
+			require.NoError(t, err)
+			assert.Equal(t, tt.verdict, rep.Verdict)
+			var text bytes.Buffer
+			require.NoError(t, rep.WriteText(&text))
+			for _, w := range tt.want {
+				assert.Contains(t, text.String(), w)
+			}
+			if tt.verdict != Priced {
+				assert.NotContains(t, text.String(), "×", "no figure is quoted")
+			}
+			if tt.scope != "" {
+				assert.Empty(t, rep.Conversations, "nothing replayed under scope %s", tt.scope)
+			}
+		})
+	}
+
+	projects, proxyd := tree(t, report(150, 110, 1630650, 710814, 2.12, 0.95, 2))
+	sub := filepath.Join(projects, "-home-u", "00000000-aaaa-4aaa-8aaa-000000000000", "subagents", "agent-acompact-1.jsonl")
+	require.NoError(t, os.MkdirAll(filepath.Dir(sub), 0o755))
+	require.NoError(t, os.WriteFile(sub, []byte("FAIL"), 0o644))
+	rep, err := Replay(context.Background(), ReplayOptions{Projects: projects, Sessions: 10, Proxyd: proxyd})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"00000000/agent-acompact-1"}, rep.Untouched, "a compaction summary is served as sent")
+	assert.Empty(t, rep.Failed, "and never replayed")
 }
 
 func golden(t *testing.T, name, got string) {

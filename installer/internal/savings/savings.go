@@ -33,7 +33,8 @@ type Report struct {
 	Sessions []*Session   `json:"sessions"` // newest first
 	Total    *Session     `json:"total"`
 	Rows     []ledger.Row `json:"-"`
-	Skipped  int          `json:"skipped_lines"` // malformed or torn ledger lines
+	Skipped  int          `json:"skipped_lines"`   // malformed or torn ledger lines
+	Route    *Route       `json:"route,omitempty"` // routing and the proxy's counters; nil: not looked at
 }
 
 // Session is one session's (or the total's) figures.
@@ -105,8 +106,7 @@ func (s *Session) finish() {
 // WriteText prints the report for people.
 func (rep *Report) WriteText(w io.Writer) error {
 	if len(rep.Sessions) == 0 {
-		_, err := fmt.Fprintln(w, "no measured requests yet: the ledger is empty (route Claude Code through the proxy with `synaxi wrap claude` or `synaxi install --route`)")
-		return err
+		return rep.Route.writeEmpty(w)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, s := range rep.Sessions {
@@ -118,7 +118,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 	if rep.Skipped > 0 {
 		fmt.Fprintf(tw, "(%d malformed ledger lines skipped)\n", rep.Skipped)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rep.Route.writeCounts(w)
+	return nil
 }
 
 func writeSession(w io.Writer, s *Session) {

@@ -154,3 +154,40 @@ func TestWriteHTMLWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTextRouted: an empty ledger is explained from what routing is,
+// and a routed user is never told to route; with rows, the proxy's own
+// counters follow, each figure saying what it covers.
+func TestWriteTextRouted(t *testing.T) {
+	started := time.Date(2026, 12, 7, 9, 30, 0, 0, time.Local)
+	tests := []struct {
+		name  string
+		route *Route
+		want  string
+	}{
+		{"not routed", &Route{}, "route Claude Code through the proxy with `synaxi wrap claude` or `synaxi install --route`"},
+		{"routed, proxy down", &Route{Routed: true}, "routed through the proxy, but the proxy is not running"},
+		{"routed, nothing sent yet", &Route{Routed: true, Proxy: &ProxyCounts{Started: started}}, "no session has sent a request through it since it started"},
+		{"routed, worker scope", &Route{Routed: true, Scope: "worker", Proxy: &ProxyCounts{Started: started, Requests: 57, Messages: 44}},
+			"the proxy forwarded 57 requests since 09:30 Dec 7 (44 Messages requests), projecting none: proxy.scope is worker"},
+		{"routed, all, short sessions", &Route{Routed: true, Scope: "all", Proxy: &ProxyCounts{Started: started, Requests: 3, Messages: 3}},
+			"projecting none: no conversation has grown long enough for the projection to pay yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := Build(nil, "")
+			rep.Route = tt.route
+			var buf bytes.Buffer
+			require.NoError(t, rep.WriteText(&buf))
+			assert.Contains(t, buf.String(), tt.want)
+			if tt.route.Routed {
+				assert.NotContains(t, buf.String(), "install --route", "a routed user is not told to route")
+			}
+		})
+	}
+	rep := Build(syntheticRows(), "")
+	rep.Route = &Route{Routed: true, Scope: "all", Proxy: &ProxyCounts{Started: started, Requests: 9, Messages: 8, Gated: 7, Projected: 5, FailOpens: 1}}
+	var buf bytes.Buffer
+	require.NoError(t, rep.WriteText(&buf))
+	assert.Contains(t, buf.String(), "proxy, since it started at 09:30 Dec 7: 9 requests forwarded (8 Messages), 7 gated (one ledger row each), 5 projected, 1 fail-opens")
+}
