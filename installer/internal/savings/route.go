@@ -10,13 +10,10 @@ import (
 
 // ScopeOf is the projection scope a configuration sets: all, worker or off.
 func ScopeOf(p config.Proxy) string {
-	switch {
-	case p.DisableProjection:
-		return "off"
-	case p.ProjectAll:
-		return "all"
+	if p.Scope == "" {
+		return config.ScopeAll
 	}
-	return "worker"
+	return p.Scope
 }
 
 // Route is what `synaxi savings` says about routing beside the ledger's
