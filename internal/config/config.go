@@ -294,7 +294,7 @@ func Load(path string, getenv func(string) string) (*Loaded, error) {
 	if err := l.Validate(); err != nil {
 		var ce *Error
 		if errors.As(err, &ce) {
-			switch s := l.setting(ce.Key); s.Source {
+			switch s := l.Setting(ce.Key); s.Source {
 			case FromFile:
 				ce.Path, ce.Line = path, lineOf(src, ce.Key)
 			case FromEnv:
@@ -321,8 +321,8 @@ func LoadDirs(d xdg.Dirs, getenv func(string) string) (Config, error) {
 	return l.Config, nil
 }
 
-// setting returns the Setting of key (Source FromDefault if unknown).
-func (l *Loaded) setting(key string) Setting {
+// Setting returns the Setting of key (Source FromDefault if unknown).
+func (l *Loaded) Setting(key string) Setting {
 	for _, s := range l.Settings {
 		if s.Key == key {
 			return s

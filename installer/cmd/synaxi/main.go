@@ -56,6 +56,7 @@ commands:
               (--purge: also synaxi's own state, data and cache: ledger, logs, what it learned)
   wrap        synaxi wrap claude [args…]: run one Claude Code launch through the proxy
   unwrap      clean up after a wrap that was killed
+  proxy       restart: apply a changed configuration (the proxy is replaced without dropping a request)
   status      what is installed, running and routed, and the savings so far
   doctor      every check with a fix, and the effective configuration;
               --proxy URL checks a remote synaxi-proxyd instead
@@ -91,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runWrap(ctx, rest, stdin, stdout, stderr)
 	case "unwrap":
 		return runUnwrap(ctx, rest, stdout, stderr)
+	case "proxy":
+		return runProxy(ctx, rest, stdout, stderr)
 	case "status":
 		fs := newFlags("status", stderr)
 		if fs.Parse(rest) != nil {

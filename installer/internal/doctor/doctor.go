@@ -7,13 +7,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/installer/internal/endpoint"
 	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/savings"
@@ -119,11 +119,7 @@ func (f *facts) composed() bool {
 }
 
 func (f *facts) routedToProxy() bool {
-	u, err := url.Parse(f.routeURL)
-	if err != nil || f.routeURL == "" {
-		return false
-	}
-	return u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost"
+	return f.routeURL != "" && endpoint.Loopback(f.routeURL)
 }
 
 // Route is what `synaxi savings` says about routing beside the ledger.

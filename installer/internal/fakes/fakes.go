@@ -24,11 +24,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -238,8 +240,8 @@ func Session(args []string) int {
 	return code
 }
 
-// Proxyd is the fake synaxi-proxyd (start, stop, and the serve that start
-// runs in the background); it returns the exit code.
+// Proxyd is the fake synaxi-proxyd (start, start --takeover, stop, and the
+// serve that start runs in the background); it returns the exit code.
 func Proxyd(args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(os.Stderr, "usage: synaxi-proxyd start|stop")
@@ -249,7 +251,10 @@ func Proxyd(args []string) int {
 	switch args[0] {
 	case "start":
 		if info, err := proxyinfo.Read(d); err == nil && syscall.Kill(info.PID, 0) == nil {
-			return 0
+			if !slices.Contains(args, "--takeover") {
+				return 0
+			}
+			StopProxy(d) // the real one drains while its replacement serves
 		}
 		self, err := os.Executable()
 		if err != nil {
@@ -280,10 +285,14 @@ func Proxyd(args []string) int {
 		if err := statefile.WriteJSON(proxyinfo.Path(d), info); err != nil {
 			return 1
 		}
+		// Like the real proxy, it reports the configuration it started with.
+		cfg, err := config.LoadDirs(d, os.Getenv)
+		if err != nil {
+			return 1
+		}
+		health, _ := json.Marshal(map[string]any{"version": "fake", "upstream": cfg.Proxy.Upstream, "config": cfg.ProxyFingerprint(), "projection": "worker", "requests": 0})
 		mux := http.NewServeMux()
-		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {
-			fmt.Fprint(w, `{"version":"fake","upstream":"http://upstream.invalid","requests":0}`)
-		})
+		mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(health) })
 		_ = http.Serve(ln, mux)
 		return 0
 	case "stop":

@@ -1,8 +1,10 @@
 // Package proxyctl starts, stops and inspects synaxi-proxyd from the outside:
 // through its command line (`synaxi-proxyd start|stop`), the record it leaves
 // in the state directory (internal/proxyinfo) and its /health endpoint.
-// Start replaces a running proxy older than the binary it is given
-// (`synaxi-proxyd start --takeover`) and leaves any other one running.
+// Start replaces a running proxy older than the binary it is given, or
+// running with a configuration other than the one it would start with now
+// (`synaxi-proxyd start --takeover`: the old one drains what it has in
+// flight while the new one serves), and leaves any other one running.
 package proxyctl
 
 import (
@@ -13,22 +15,44 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"net/url"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // Health is the part of the proxy's /health answer synaxi shows.
 type Health struct {
-	Version   string `json:"version"`
-	Upstream  string `json:"upstream"`
-	Requests  int64  `json:"requests"`
-	Projected int64  `json:"projected"`
-	FailOpens int64  `json:"fail_opens"`
-	Raw       map[string]any
+	Version       string        `json:"version"`
+	Upstream      string        `json:"upstream"`
+	Config        string        `json:"config"` // fingerprint of the configuration it started with; "" from a proxy before it was reported
+	Projection    string        `json:"projection"`
+	Requests      int64         `json:"requests"`
+	Projected     int64         `json:"projected"`
+	FailOpens     int64         `json:"fail_opens"`
+	UpstreamCalls UpstreamCalls `json:"upstream_calls"`
+	Raw           map[string]any
+}
+
+// UpstreamCalls is how the proxy's recent calls to its upstream went
+// (server.UpstreamCalls).
+type UpstreamCalls struct {
+	WindowSeconds  int        `json:"window_seconds"`
+	RecentFailures int        `json:"recent_failures"`
+	LastFailure    *time.Time `json:"last_failure"`
+	LastError      string     `json:"last_error"`
+	LastAnswer     *time.Time `json:"last_answer"`
+}
+
+// Failing reports whether the upstream is failing now: calls failed within
+// the window, and none got an answer since the last failure.
+func (u UpstreamCalls) Failing() bool {
+	return u.RecentFailures > 0 && u.LastFailure != nil && (u.LastAnswer == nil || u.LastAnswer.Before(*u.LastFailure))
 }
 
 // State is what is known about the proxy right now.
@@ -38,8 +62,9 @@ type State struct {
 	Health  *Health         // nil when /health did not answer
 	Err     error           // why Health is nil
 	Running bool            // alive and healthy
-	// Replaced is the record of an older proxy Start replaced.
+	// Replaced is the record of the proxy Start replaced, and Why it did.
 	Replaced *proxyinfo.Info
+	Why      string
 }
 
 // URL is the base URL Claude Code uses to reach the proxy.
@@ -102,24 +127,77 @@ func GetHealth(ctx context.Context, addr string) (*Health, error) {
 // start --takeover`: it stops accepting and drains what is in flight while
 // bin's serves on its address; State.Replaced is then its record.
 func Start(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State, error) {
-	var replaced *proxyinfo.Info
-	if st := Inspect(ctx, d); st.Running {
-		ours, err := Version(ctx, bin, env)
-		if err != nil || !proxyinfo.Older(st.Health.Version, ours) {
-			return st, nil
+	st := Inspect(ctx, d)
+	if !st.Running {
+		if err := run(ctx, bin, env, "start"); err != nil {
+			return nil, err
 		}
-		if err := run(ctx, bin, env, "start", "--takeover"); err != nil {
-			return st, fmt.Errorf("replace the proxy of version %s with %s: %w", st.Health.Version, ours, err)
-		}
-		replaced = st.Info
-	} else if err := run(ctx, bin, env, "start"); err != nil {
-		return nil, err
+		return await(ctx, d, nil, "")
 	}
+	why := replaceReason(ctx, bin, d, env, st.Health)
+	if why == "" {
+		return st, nil
+	}
+	if err := run(ctx, bin, env, "start", "--takeover"); err != nil {
+		return st, fmt.Errorf("replace the proxy (%s): %w", why, err)
+	}
+	return await(ctx, d, st.Info, why)
+}
+
+// Restart replaces the running proxy with one that reads the configuration
+// again, without dropping a request (`synaxi-proxyd start --takeover`), or
+// starts one when none runs.
+func Restart(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State, error) {
+	st := Inspect(ctx, d)
+	if !st.Running {
+		return Start(ctx, bin, d, env)
+	}
+	if err := run(ctx, bin, env, "start", "--takeover"); err != nil {
+		return st, fmt.Errorf("restart the proxy: %w", err)
+	}
+	return await(ctx, d, st.Info, "restarted")
+}
+
+// replaceReason says why the running proxy should give way to one started
+// from bin now, "" when it should not.
+func replaceReason(ctx context.Context, bin string, d xdg.Dirs, env []string, h *Health) string {
+	if ours, err := Version(ctx, bin, env); err == nil && proxyinfo.Older(h.Version, ours) {
+		return fmt.Sprintf("version %s is older than %s", h.Version, ours)
+	}
+	if want, err := Configured(d, env); err == nil && h.Config != "" && h.Config != want {
+		return fmt.Sprintf("it runs configuration %s, the configuration is now %s", h.Config, want)
+	}
+	return ""
+}
+
+// Configured is the fingerprint of the configuration a proxy started now
+// with env would run with (config.ProxyFingerprint; env nil is this
+// process's environment), to compare with Health.Config.
+func Configured(d xdg.Dirs, env []string) (string, error) {
+	getenv := os.Getenv
+	if env != nil {
+		vars := map[string]string{}
+		for _, kv := range env {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				vars[k] = v
+			}
+		}
+		getenv = func(k string) string { return vars[k] }
+	}
+	l, err := config.Load(d.ConfigFile(), getenv)
+	if err != nil {
+		return "", err
+	}
+	return l.ProxyFingerprint(), nil
+}
+
+// await waits until /health answers from a proxy other than replaced.
+func await(ctx context.Context, d xdg.Dirs, replaced *proxyinfo.Info, why string) (*State, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st := Inspect(ctx, d)
 		if st.Running && (replaced == nil || st.Info.PID != replaced.PID) {
-			st.Replaced = replaced
+			st.Replaced, st.Why = replaced, why
 			return st, nil
 		}
 		if time.Now().After(deadline) {
@@ -186,4 +264,23 @@ func run(ctx context.Context, bin string, env []string, args ...string) error {
 		return fmt.Errorf("%s %s: %w: %s", bin, verb, err, strings.TrimSpace(out.String()))
 	}
 	return nil
+}
+
+// ScopeHeader carries a launch's projection scope (all, worker or off) to
+// the proxy, over proxy.scope for that launch's requests; `synaxi wrap`
+// adds it to the launch's ANTHROPIC_CUSTOM_HEADERS.
+const ScopeHeader = "X-Synaxi-Scope"
+
+// ScopeEnv is the environment variable `synaxi wrap` reads a launch's
+// scope from when --scope is not given.
+const ScopeEnv = "SYNAXI_SCOPE"
+
+// Redact is base with a password in it shown as the proxy's /health shows
+// it.
+func Redact(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	return u.Redacted()
 }

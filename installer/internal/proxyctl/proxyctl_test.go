@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,5 +76,22 @@ func TestStartReplacesOnlyAnOlderProxy(t *testing.T) {
 			assert.Equal(t, os.Getpid(), st.Info.PID)
 			assert.Equal(t, "v0.2.0", st.Health.Version)
 		})
+	}
+}
+
+func TestUpstreamCallsFailing(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 5, 0, 0, 0, time.UTC)
+	later := t0.Add(time.Minute)
+	for name, tt := range map[string]struct {
+		c    UpstreamCalls
+		want bool
+	}{
+		"no call failed":               {UpstreamCalls{LastAnswer: &t0}, false},
+		"failed, never answered":       {UpstreamCalls{RecentFailures: 5, LastFailure: &t0}, true},
+		"failed after the last answer": {UpstreamCalls{RecentFailures: 1, LastFailure: &later, LastAnswer: &t0}, true},
+		"answered since the failure":   {UpstreamCalls{RecentFailures: 1, LastFailure: &t0, LastAnswer: &later}, false},
+		"the failure left the window":  {UpstreamCalls{RecentFailures: 0, LastFailure: &later}, false},
+	} {
+		assert.Equal(t, tt.want, tt.c.Failing(), name)
 	}
 }

@@ -164,11 +164,19 @@ func (in *installer) install(ctx context.Context) error {
 	if err := in.composeStatusLine(); err != nil {
 		return err
 	}
+	route := false
+	if in.Route {
+		// The proxy's upstream is settled before it starts: a proxy already
+		// running with another one is restarted by startProxy.
+		if route, err = in.keepEndpoint(); err != nil {
+			return err
+		}
+	}
 	url := ""
 	if !in.NoProxy {
 		url = in.startProxy(ctx)
 	}
-	if in.Route {
+	if route {
 		return in.route(url)
 	}
 	return nil

@@ -8,7 +8,8 @@ import (
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 )
 
-// The proxy step starts synaxi-proxyd (replacing an older version); its
+// The proxy step starts synaxi-proxyd (replacing one of an older version or
+// running an older configuration); its
 // undo stops it. Neither is journaled: the proxy leaves no file of the
 // user's changed.
 
@@ -21,7 +22,7 @@ func (in *installer) startProxy(ctx context.Context) string {
 		return ""
 	}
 	if r := st.Replaced; r != nil {
-		in.say("proxy: replaced version %s (pid %d, draining what it has in flight) with %s", r.Version, r.PID, st.Info.Version)
+		in.say("proxy: replaced pid %d (%s; it drains what it has in flight) with version %s", r.PID, st.Why, st.Info.Version)
 	}
 	in.say("proxy: running at %s (pid %d)", st.URL(), st.Info.PID)
 	if !st.Running {

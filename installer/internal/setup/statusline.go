@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
@@ -79,29 +77,7 @@ func (in *installer) recordPreviousCommand(cmd string) error {
 		return hint.Errorf("set previous_command to the command you want first, then run `synaxi install` again",
 			"%s already sets statusline.previous_command = %q, and your status line runs %q; synaxi will not overwrite either", p, have, cmd)
 	}
-	line, err := previousCommandLine(cmd)
-	if err != nil {
-		return err
-	}
-	out, added, err := addPreviousCommand(src, line)
-	if err != nil {
-		return hint.Wrap(fmt.Errorf("%s: %w", p, err), "add `"+line+"` under [statusline] yourself")
-	}
-	if err := in.j.MkdirAll(filepath.Dir(p), in.record); err != nil {
-		return err
-	}
-	f, err := in.j.Backup(in.jdir, p)
-	if err != nil {
-		return err
-	}
-	if !slices.Contains(f.Lines, added) {
-		f.Lines = append(f.Lines, added)
-	}
-	f.Wrote(out, "statusline.previous_command records your status line command")
-	if err := in.record(); err != nil {
-		return err
-	}
-	return journal.WriteFile(p, out, modeOf(p))
+	return in.addConfigLine(src, "statusline", "previous_command", cmd, "statusline.previous_command records your status line command")
 }
 
 // revertLines removes the lines install added to a file changed since.

@@ -3,36 +3,40 @@ package setup
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/internal/config"
 )
 
-// previousCommandLine is the config.toml line that records the user's own
-// status line command.
-func previousCommandLine(cmd string) (string, error) {
+// configLine is the config.toml line `key = value`, value a TOML string.
+func configLine(key, value string) (string, error) {
 	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(map[string]string{"previous_command": cmd}); err != nil {
-		return "", fmt.Errorf("encode previous_command: %w", err)
+	if err := toml.NewEncoder(&b).Encode(map[string]string{key: value}); err != nil {
+		return "", fmt.Errorf("encode %s: %w", key, err)
 	}
 	return strings.TrimRight(b.String(), "\n"), nil
 }
 
-// addPreviousCommand adds line to the [statusline] table of a config.toml,
-// touching no other line, and returns the new file and the exact text it
-// inserted. The result must still parse, or the edit is refused.
-func addPreviousCommand(src []byte, line string) (out []byte, added string, err error) {
+// addToTable adds line to [table] of a config.toml, touching no other
+// line, and returns the new file and the exact text it inserted. The
+// result must still parse, or the edit is refused.
+func addToTable(src []byte, table, line string) (out []byte, added string, err error) {
+	header := "[" + table + "]"
 	switch {
 	case len(bytes.TrimSpace(src)) == 0:
-		out = []byte("# synaxi configuration: `synaxi doctor` lists every key.\n\n[statusline]\n" + line + "\n")
+		out = []byte("# synaxi configuration: `synaxi doctor` lists every key.\n\n" + header + "\n" + line + "\n")
 		added = line + "\n"
 	default:
 		lines := strings.SplitAfter(string(src), "\n")
 		at := -1
 		for i, l := range lines {
-			if strings.TrimSpace(l) == "[statusline]" {
+			if strings.TrimSpace(l) == header {
 				at = i
 				break
 			}
@@ -42,7 +46,7 @@ func addPreviousCommand(src []byte, line string) (out []byte, added string, err 
 			if !strings.HasSuffix(s, "\n") {
 				s += "\n"
 			}
-			added = "\n[statusline]\n" + line + "\n"
+			added = "\n" + header + "\n" + line + "\n"
 			out = []byte(s + added)
 		} else {
 			var b strings.Builder
@@ -74,7 +78,7 @@ func removeAdded(src []byte, added string) ([]byte, bool) {
 	}
 	line := ""
 	for _, l := range strings.Split(added, "\n") {
-		if strings.HasPrefix(l, "previous_command") {
+		if l != "" && !strings.HasPrefix(l, "[") {
 			line = l
 		}
 	}
@@ -103,7 +107,37 @@ func configPreviousCommand(src []byte) (string, error) {
 func validConfig(src []byte) error {
 	var c config.Config
 	if _, err := toml.Decode(string(src), &c); err != nil {
-		return fmt.Errorf("config.toml would not parse after adding previous_command: %w", err)
+		return fmt.Errorf("config.toml would not parse after the edit: %w", err)
 	}
 	return nil
+}
+
+// addConfigLine adds `key = value` to [table] of config.toml, whose bytes
+// are src, journaled like every change: the file backed up, the added text
+// recorded (uninstall takes out that text alone), then written.
+func (in *installer) addConfigLine(src []byte, table, key, value, why string) error {
+	p := in.dirs.ConfigFile()
+	line, err := configLine(key, value)
+	if err != nil {
+		return err
+	}
+	out, added, err := addToTable(src, table, line)
+	if err != nil {
+		return hint.Wrap(fmt.Errorf("%s: %w", p, err), "add `"+line+"` under ["+table+"] yourself")
+	}
+	if err := in.j.MkdirAll(filepath.Dir(p), in.record); err != nil {
+		return err
+	}
+	f, err := in.j.Backup(in.jdir, p)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(f.Lines, added) {
+		f.Lines = append(f.Lines, added)
+	}
+	f.Wrote(out, why)
+	if err := in.record(); err != nil {
+		return err
+	}
+	return journal.WriteFile(p, out, modeOf(p))
 }

@@ -24,9 +24,9 @@ func TestAddPreviousCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			line, err := previousCommandLine(tt.cmd)
+			line, err := configLine("previous_command", tt.cmd)
 			require.NoError(t, err)
-			got, added, err := addPreviousCommand([]byte(tt.src), line)
+			got, added, err := addToTable([]byte(tt.src), "statusline", line)
 			if tt.err != "" {
 				require.ErrorContains(t, err, tt.err)
 				return

@@ -1,0 +1,57 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+)
+
+// checkProxyConfig compares the configuration the running proxy started
+// with (its /health fingerprint) with the configuration as it is now, and
+// names the projection scope the proxy applies and where it comes from.
+func checkProxyConfig(_ context.Context, f *facts) Check {
+	const name = "proxy config"
+	if !f.proxy.Running || f.config == nil {
+		return pass(name, "nothing to compare (no proxy running, or the config does not load)")
+	}
+	h := f.proxy.Health
+	scope := "scope " + scopeLine(f)
+	if h.Config == "" {
+		return warns(name, "the running proxy (version "+h.Version+") does not report its configuration; "+scope, "synaxi proxy restart")
+	}
+	want := f.config.ProxyFingerprint()
+	if h.Config == want {
+		return pass(name, "the proxy runs the configuration as it is now ("+want+"); "+scope)
+	}
+	detail := fmt.Sprintf("the configuration changed since the proxy started: it runs %s, the configuration is now %s", h.Config, want)
+	if up := f.config.Proxy.Upstream; !sameUpstream(up, h.Upstream) {
+		detail += fmt.Sprintf(" (upstream: running %s, configured %s)", h.Upstream, up)
+	}
+	return fails(name, detail+"; "+scope, "synaxi proxy restart (it replaces the proxy without dropping a request; `synaxi install` does it too)")
+}
+
+// scopeLine is the projection scope the running proxy applies, with the
+// setting it comes from.
+func scopeLine(f *facts) string {
+	out := f.proxy.Health.Projection
+	if out == "" {
+		out = "unknown"
+	}
+	for _, key := range []string{"proxy.scope", "proxy.project_all", "proxy.disable_projection"} {
+		if s := f.config.Setting(key); s.Env != "" { // a key of this build
+			from := string(s.Source)
+			if s.Origin != "" {
+				from += " " + s.Origin
+			}
+			return fmt.Sprintf("%s (%s = %s, %s)", out, key, s.Value, from)
+		}
+	}
+	return out
+}
+
+// sameUpstream compares the configured upstream with the one /health
+// shows, which has a password redacted.
+func sameUpstream(configured, running string) bool {
+	return proxyctl.Redact(configured) == running
+}
