@@ -128,11 +128,19 @@ func (s *Server) project(ctx context.Context, req *request) (out served) {
 	return out
 }
 
-// failOpen serves req's original and counts why.
+// failOpen serves req's original (or, when the original is too large for
+// the model's window, a minimal safe projection of it: window.go) and
+// counts why.
 func (s *Server) failOpen(req *request, reason string) served {
+	body, note := s.safeOriginal(req)
+	return s.servedOpen(req, body, reason+note)
+}
+
+// servedOpen counts a fail-open that serves body.
+func (s *Server) servedOpen(req *request, body []byte, reason string) served {
 	s.failOpens.Add(1)
 	s.log.Warn("fail-open: forwarding the original request", "id", req.id, "reason", reason)
-	return served{body: req.body.Bytes(), failOpen: reason}
+	return served{body: body, failOpen: reason}
 }
 
 // writeVisibility writes a projection's visibility export for the request's

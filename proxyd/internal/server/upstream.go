@@ -55,7 +55,8 @@ func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
 	_ = resp.Body.Close()
 	reason := "upstream rejected the projected request: " + gjson.GetBytes(errBody, "error.message").String()
 	req := resp.Request.Clone(resp.Request.Context())
-	s.outbound(req, &payload{body: x.req.body.Bytes(), valid: x.req.body.Valid})
+	body, note := s.safeOriginal(x.req)
+	s.outbound(req, &payload{body: body, valid: x.req.body.Valid})
 	retry, err := s.o.Transport.RoundTrip(req)
 	if err != nil {
 		s.calls.failed(time.Now(), err)
@@ -63,7 +64,7 @@ func (s *Server) retryOriginal(resp *http.Response, x *exchange) {
 		resp.Body = io.NopCloser(bytes.NewReader(errBody))
 		return
 	}
-	x.served = s.failOpen(x.req, reason)
+	x.served = s.servedOpen(x.req, body, reason+note)
 	retry.Request = resp.Request
 	*resp = *retry
 }
