@@ -13,9 +13,10 @@
 // character budget, followed by a short fixed block of directives.
 //
 // Invariants: only the main chain counts (sidechain and subagent records
-// are skipped); only human-typed text (transcript.HumanText) is carried as
-// the user's words; the same transcript prefix gives the same block. The
-// block is staged per project (the session's cwd) with an expiry, and taken
+// are skipped); only human-typed text (transcript.HumanText, narrowed to
+// the typed spans by the caller's TypedFunc) is carried as the user's
+// words; the same transcript prefix gives the same block. The block is
+// staged per project (the session's cwd) with an expiry, and taken
 // (read and removed) at most once, by the SessionStart hook after /clear.
 package trim
 
@@ -84,9 +85,16 @@ type call struct {
 	input gjson.Result
 }
 
+// TypedFunc returns the words the person typed in a human turn: rec is
+// the record and text what transcript.HumanText found in it. ok false
+// leaves the turn out. The installer passes the learning loop's reader
+// (typed spans only, secrets scrubbed); nil keeps text as it is.
+type TypedFunc func(rec *transcript.Record, text string) (typed string, ok bool)
+
 // Collector reads transcript records in file order and keeps the needed
 // set of what it has seen.
 type Collector struct {
+	typed     TypedFunc
 	set       Set
 	calls     map[string]call
 	files     map[string]*File
@@ -95,9 +103,9 @@ type Collector struct {
 	lastAsked string // the assistant's last text, while no user turn followed
 }
 
-// NewCollector returns an empty Collector.
-func NewCollector() *Collector {
-	return &Collector{calls: map[string]call{}, files: map[string]*File{}}
+// NewCollector returns an empty Collector; typed may be nil.
+func NewCollector(typed TypedFunc) *Collector {
+	return &Collector{typed: typed, calls: map[string]call{}, files: map[string]*File{}}
 }
 
 // Add takes the next record of the transcript.
@@ -140,7 +148,10 @@ func (c *Collector) assistant(rec *transcript.Record) {
 
 func (c *Collector) user(rec *transcript.Record) {
 	if text, ok := transcript.HumanText(rec); ok {
-		if text != "" {
+		if c.typed != nil && text != "" {
+			text, ok = c.typed(rec, text)
+		}
+		if n := len(c.set.Instructions); ok && text != "" && (n == 0 || c.set.Instructions[n-1] != text) {
 			c.set.Instructions = append(c.set.Instructions, text)
 			if q := question(c.lastAsked); q != "" {
 				c.set.Decisions = append(c.set.Decisions, Decision{Question: q, Answer: text})
@@ -313,31 +324,44 @@ func (c *Collector) Set() Set {
 }
 
 // question is the last sentence of text that asks something, when text's
-// last paragraph holds a question mark; "" otherwise.
+// last paragraph has a question mark ending a sentence (followed by a
+// space, a line end or the end: not one inside a URL); "" otherwise.
 func question(text string) string {
 	text = strings.TrimSpace(text)
 	para := text[strings.LastIndex(text, "\n\n")+1:]
-	q := strings.LastIndexAny(para, "?？")
+	q := -1
+	for i := len(para) - 1; i >= 0 && q < 0; i-- {
+		if para[i] == '?' && (i == len(para)-1 || strings.ContainsRune(" \n\t*_)\"'", rune(para[i+1]))) {
+			q = i
+		}
+	}
 	if q < 0 {
 		return ""
 	}
-	start := strings.LastIndexAny(para[:q], ".!\n") + 1
+	start := 0
+	for _, sep := range []string{". ", "! ", "? ", "\n"} {
+		if i := strings.LastIndex(para[:q], sep); i >= 0 {
+			start = max(start, i+len(sep))
+		}
+	}
 	return strings.TrimSpace(para[start:q]) + "?"
 }
 
-// Read collects the needed set of the whole transcript at path.
-func Read(path string) (Set, error) {
+// Read collects the needed set of the whole transcript at path; typed
+// may be nil.
+func Read(path string, typed TypedFunc) (Set, error) {
 	r, err := transcript.Open(path)
 	if err != nil {
 		return Set{}, err
 	}
 	defer r.Close()
-	return Collect(r)
+	return Collect(r, typed)
 }
 
-// Collect reads r to its end and returns the needed set of its records.
-func Collect(r *transcript.Reader) (Set, error) {
-	c := NewCollector()
+// Collect reads r to its end and returns the needed set of its records;
+// typed may be nil.
+func Collect(r *transcript.Reader, typed TypedFunc) (Set, error) {
+	c := NewCollector(typed)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {

@@ -49,7 +49,7 @@ func (s *script) tool(id, name string, input map[string]any, result string, isEr
 
 func (s *script) set(t *testing.T) Set {
 	t.Helper()
-	set, err := Collect(transcript.NewReader(strings.NewReader(strings.Join(s.lines, "\n") + "\n")))
+	set, err := Collect(transcript.NewReader(strings.NewReader(strings.Join(s.lines, "\n")+"\n")), nil)
 	require.NoError(t, err)
 	return set
 }
@@ -167,5 +167,18 @@ func TestRenderBudget(t *testing.T) {
 		assert.Equal(t, out, Render(set, budget), "deterministic")
 		assert.Contains(t, out, "1. please keep", "the first turn is always carried")
 		assert.True(t, strings.HasSuffix(out, directives))
+	}
+}
+
+func TestQuestion(t *testing.T) {
+	for text, want := range map[string]string{
+		"Done. Shall I also keep the old API?":                               "Shall I also keep the old API?",
+		"Use `/watchlist?x=1` or the batch? I think batch.":                  "Use `/watchlist?x=1` or the batch?",
+		"The file is at a/b.go. Should `market_data_batch` stay as it is?":   "Should `market_data_batch` stay as it is?",
+		"Which one?\n\nI will wait.":                                         "",
+		"Options:\n1. fast\n2. safe\n\nWhich approach do you want (1 or 2)?": "Which approach do you want (1 or 2)?",
+		"No question here.": "",
+	} {
+		assert.Equal(t, want, question(text), text)
 	}
 }

@@ -72,7 +72,7 @@ func FuzzCollect(f *testing.F) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"b","is_error":true,"content":"\n\n"}]}}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		collect := func() string {
-			set, err := Collect(transcript.NewReader(strings.NewReader(string(data))))
+			set, err := Collect(transcript.NewReader(strings.NewReader(string(data))), nil)
 			require.NoError(t, err)
 			return Render(set, 3000)
 		}

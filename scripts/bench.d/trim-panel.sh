@@ -30,7 +30,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "trim-panel: ${#files[@]} transcripts" >&2
 list=$(IFS=,; echo "${files[*]}")
-(cd internal && go test -count=1 -run '^TestCompactionPanel$' ./trim -args -panel "$list" -panel-out "$tmp/table.md") >&2
+(cd installer && go test -count=1 -run '^TestCompactionPanel$' ./cmd/synaxi -args -panel "$list" -panel-out "$tmp/table.md") >&2
 [[ -s $tmp/table.md ]] || exit 1
 
 echo "## Trim against Claude Code's summary"
@@ -42,14 +42,16 @@ echo "checked against what the next 30 main-chain requests after the summary use
 echo
 cat "$tmp/table.md"
 echo
-echo "Measured by \`scripts/bench.d/trim-panel.sh\` (\`TestCompactionPanel\` in internal/trim). How to"
+echo "Measured by \`scripts/bench.d/trim-panel.sh\` (\`TestCompactionPanel\` in installer/cmd/synaxi, beside"
+echo "\`synaxi trim\`, whose block it renders: the same collector, and the same typed turns). How to"
 echo "read it: *files used (seen before)*: distinct paths of the Read, Edit, MultiEdit, Write and"
 echo "NotebookEdit calls in those requests, and in brackets those the conversation had already"
 echo "touched before the compaction (only those could be carried); a side carried a file when its"
 echo "text names it by its path relative to the session's directory or by its base name standing"
 echo "alone. *Commands*: distinct \`trim.CommandKey\` of the Bash calls (program and subcommand,"
 echo "\`go test\`, \`mix test\`), carried when the key stands alone in the text. *Typed turns*: the"
-echo "human-typed turns before the compaction (\`transcript.HumanText\`, those with a word of four"
+echo "human-typed turns before the compaction (\`transcript.HumanText\`, then only their typed spans"
+echo "as the learning loop's reader \`learning/read\` splits them; those with a word of four"
 echo "letters or more), carried when at least 60% of their distinct such words appear in the text"
 echo "(verbatim or in a paraphrase that keeps them). *Tokens*: \`internal/tokens\`'s calibrated estimate"
 echo "of each text. *Context before*: the prompt tokens of the last request before the compaction;"

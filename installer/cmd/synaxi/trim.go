@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/tokens"
+	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/internal/trim"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/read"
 )
 
 // runTrim is `synaxi trim`: the needed set of a main session's transcript
@@ -58,7 +60,7 @@ func runTrim(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	set, err := trim.Read(path)
+	set, err := trim.Read(path, typedTurns(path, stderr))
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -87,6 +89,27 @@ func runTrim(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, ".\nRun /clear within %s: the next session in this project starts with the block above, once. `synaxi trim --cancel` drops it.\n", *ttl)
 	return 0
+}
+
+// typedTurns is what the person typed in each human turn, as the learning
+// loop's reader sees it (package learning/read: pasted logs, traces and
+// the assistant's own words left out, secrets scrubbed), keyed by record.
+// When that reader refuses the transcript (a torn last line, say), trim
+// keeps transcript.HumanText's text and says so on stderr.
+func typedTurns(path string, stderr io.Writer) trim.TypedFunc {
+	doc, err := read.Read(path, 0)
+	if err != nil {
+		fmt.Fprintf(stderr, "synaxi trim: your turns are carried as they are (the learning reader could not split them: %v)\n", err)
+		return nil
+	}
+	typed := make(map[string]string, len(doc.Turns))
+	for _, t := range doc.Turns {
+		typed[t.UUID] = strings.TrimSpace(strings.Join(t.Typed(), "\n"))
+	}
+	return func(rec *transcript.Record, _ string) (string, bool) {
+		text, ok := typed[rec.UUID]
+		return text, ok && text != ""
+	}
 }
 
 // findTranscript is the transcript to trim: the file given, else the

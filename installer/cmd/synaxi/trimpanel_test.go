@@ -1,4 +1,4 @@
-package trim
+package main
 
 import (
 	"errors"
@@ -18,12 +18,12 @@ import (
 
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/internal/trim"
 )
 
 var (
 	panelFiles = flag.String("panel", "", "comma-separated transcripts: measure trim against Claude Code's summary at each compaction")
 	panelOut   = flag.String("panel-out", "", "with -panel: write the Markdown table here")
-	update     = flag.Bool("update", false, "rewrite the golden files")
 )
 
 // nextRequests is how many main-chain requests after a compaction are
@@ -42,17 +42,17 @@ type point struct {
 	requests      int    // requests looked at (≤ nextRequests)
 	compactor     int64  // prompt tokens of Claude Code's compaction request (its acompact agent file), 0 unknown
 	empty         bool   // nothing of the summarized conversation is in this file
-	files         usage
-	commands      usage
-	instructions  usage
+	files         itemUse
+	commands      itemUse
+	instructions  itemUse
 }
 
-// usage counts items used after the compaction: all of them, those seen
+// itemUse counts items used after the compaction: all of them, those seen
 // before it (the only ones either side could carry), and of those the ones
 // each side carried.
-type usage struct{ used, before, trim, summary int }
+type itemUse struct{ used, before, trim, summary int }
 
-func (u *usage) add(o usage) {
+func (u *itemUse) add(o itemUse) {
 	u.used += o.used
 	u.before += o.before
 	u.trim += o.trim
@@ -100,9 +100,11 @@ func readAll(t *testing.T, path string) []*transcript.Record {
 
 // measure builds the point of the summary at recs[at]. The records before
 // it are what trim reads (a compact_boundary record just before it is
-// Claude Code's own and changes nothing).
+// Claude Code's own and changes nothing), with the typed turns as `synaxi
+// trim` takes them (typedTurns).
 func measure(path string, recs []*transcript.Record, at int) point {
-	c := NewCollector()
+	typedOf := typedTurns(path, io.Discard)
+	c := trim.NewCollector(typedOf)
 	seenFiles, seenCmds := map[string]bool{}, map[string]bool{}
 	var typed []string
 	for _, rec := range recs[:at] {
@@ -114,17 +116,22 @@ func measure(path string, recs []*transcript.Record, at int) point {
 			if p := u.path; p != "" {
 				seenFiles[p] = true
 			}
-			if k := CommandKey(u.command); k != "" {
+			if k := trim.CommandKey(u.command); k != "" {
 				seenCmds[k] = true
 			}
 		}
 		if text, ok := transcript.HumanText(rec); ok && text != "" {
-			typed = append(typed, text)
+			if typedOf != nil {
+				text, ok = typedOf(rec, text)
+			}
+			if ok && text != "" {
+				typed = append(typed, text)
+			}
 		}
 	}
 	set := c.Set()
 	p := point{file: filepath.Base(path), session: recs[at].SessionID, line: recs[at].Line,
-		before: set.ContextNow, trimmed: Render(set, 0), summary: summaryText(recs[at]), empty: set.ToolCalls == 0}
+		before: set.ContextNow, trimmed: trim.Render(set, 0), summary: summaryText(recs[at]), empty: set.ToolCalls == 0}
 
 	ids := map[string]bool{}
 	usedFiles, usedCmds := map[string]bool{}, map[string]bool{}
@@ -148,7 +155,7 @@ func measure(path string, recs []*transcript.Record, at int) point {
 				usedFiles[u.path] = true
 				fileOrder = append(fileOrder, u.path)
 			}
-			if k := CommandKey(u.command); k != "" && !usedCmds[k] {
+			if k := trim.CommandKey(u.command); k != "" && !usedCmds[k] {
 				usedCmds[k] = true
 				cmdOrder = append(cmdOrder, k)
 			}
@@ -173,8 +180,8 @@ func measure(path string, recs []*transcript.Record, at int) point {
 
 // score counts one used item: carried by a side when it was seen before
 // the compaction and that side's text holds it.
-func score(before bool, p point, holds func(string) bool) usage {
-	u := usage{used: 1}
+func score(before bool, p point, holds func(string) bool) itemUse {
+	u := itemUse{used: 1}
 	if !before {
 		return u
 	}
@@ -228,7 +235,7 @@ func summaryText(rec *transcript.Record) string {
 // mentionsFile reports whether text names the file: its path relative to
 // cwd, or its base name standing alone.
 func mentionsFile(text, path, cwd string) bool {
-	if rel := relative(path, cwd); strings.Contains(text, rel) {
+	if rel, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(rel, "..") && strings.Contains(text, rel) {
 		return true
 	}
 	return standsAlone(text, filepath.Base(path))
@@ -290,7 +297,7 @@ func table(points []point) string {
 	var b strings.Builder
 	b.WriteString("| session | summary at line | context before | compaction request | requests | files used (seen before): trim / summary | commands used (seen before): trim / summary | typed turns: trim / summary | tokens: trim / summary |\n")
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |\n")
-	var tf, tc, ti usage
+	var tf, tc, ti itemUse
 	var tt, ts, n int
 	var left []string
 	for _, p := range points {
@@ -319,7 +326,7 @@ func table(points []point) string {
 	return b.String()
 }
 
-func cell(u usage, withUsed bool) string {
+func cell(u itemUse, withUsed bool) string {
 	if withUsed {
 		return fmt.Sprintf("%d (%d): %d / %d", u.used, u.before, u.trim, u.summary)
 	}
@@ -335,7 +342,9 @@ func short(name string) string {
 }
 
 // TestCompactionPanel writes the bench section's table for the
-// transcripts -panel names (scripts/bench.d/trim-panel.sh).
+// transcripts -panel names (scripts/bench.d/trim-panel.sh). It lives
+// beside `synaxi trim` because it measures what that command stages: the
+// typed turns through the learning loop's reader.
 func TestCompactionPanel(t *testing.T) {
 	if *panelFiles == "" {
 		t.Skip("no -panel transcripts")
@@ -358,22 +367,21 @@ func TestCompactionPanel(t *testing.T) {
 // testdata) compacted once: the figures of its point are a golden file,
 // so a change to what trim carries shows in review.
 func TestCompactionPointOfRealSession(t *testing.T) {
-	path := "../transcript/testdata/claude-code-sessions/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+	path := "../../../internal/transcript/testdata/claude-code-sessions/258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 	points := compactionPoints(t, path)
 	require.Len(t, points, 1)
 	p := points[0]
 	assert.Equal(t, nextRequests, p.requests)
 	assert.Positive(t, p.files.before)
 	got := table(points)
-	golden := "testdata/panel-258c7280.md"
+	golden := "testdata/trim-panel-258c7280.md"
 	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o700))
 		require.NoError(t, os.WriteFile(golden, []byte(got), 0o600))
 	}
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err, "run with -update to write it")
 	assert.Equal(t, string(want), got)
-	assert.True(t, slices.Contains(strings.Split(p.trimmed, "\n"), strings.TrimSpace(strings.Split(directives, "\n")[1])))
+	assert.True(t, slices.Contains(strings.Split(p.trimmed, "\n"), "## Standing directives"))
 }
 
 func TestPanelMatching(t *testing.T) {
