@@ -54,7 +54,7 @@ commands:
               compose the status line, start the proxy (--route: route all sessions)
   uninstall   undo install: stop the proxy, remove the plugin and its marketplace, restore every file
               (--purge: also synaxi's own state, data and cache: ledger, logs, what it learned)
-  wrap        synaxi wrap claude [args…]: run one Claude Code launch through the proxy
+  wrap        synaxi wrap [--scope all|worker|off] claude [args…]: run one Claude Code launch through the proxy
   unwrap      clean up after a wrap that was killed
   proxy       restart: apply a changed configuration (the proxy is replaced without dropping a request)
   status      what is installed, running and routed, and the savings so far
@@ -195,12 +195,13 @@ func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.
 func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("wrap", stderr)
 	cl := fs.String("claude", "", "Claude Code CLI to run (default: $SYNAXI_CLAUDE, then claude on PATH)")
+	scope := fs.String("scope", "", "this launch's projection scope: all, worker or off (default: $SYNAXI_SCOPE, then proxy.scope)")
 	if fs.Parse(args) != nil {
 		return 2
 	}
 	rest := fs.Args()
 	if len(rest) == 0 || filepath.Base(rest[0]) != "claude" {
-		fmt.Fprintln(stderr, "usage: synaxi wrap [--claude PATH] claude [args…]")
+		fmt.Fprintln(stderr, "usage: synaxi wrap [--claude PATH] [--scope all|worker|off] claude [args…]")
 		return 2
 	}
 	bin := *cl
@@ -212,11 +213,11 @@ func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return fail(stderr, hint.Wrap(err, claude.Fix))
 	}
 	code, err := wrap.Run(ctx, wrap.Options{
-		Claude: bin, Args: rest[1:], ProxyBin: setup.ProxyBin(xdg.Resolve()),
+		Claude: bin, Args: rest[1:], ProxyBin: setup.ProxyBin(xdg.Resolve()), Scope: *scope,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "synaxi wrap: %v\n", err)
+		hint.Print(stderr, "synaxi wrap: ", "  ", err)
 	}
 	return code
 }

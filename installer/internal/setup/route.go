@@ -4,15 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/endpoint"
 	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/proxyinfo"
 )
 
 // The routing step (--route) has two halves. Before the proxy starts,
@@ -44,7 +42,7 @@ func (in *installer) keepEndpoint() (bool, error) {
 		return false, nil
 	}
 	base := ep.BaseURL
-	if base.From == "managed settings env" && !in.ownProxy(base.Value) {
+	if base.From == "managed settings env" && !proxyctl.IsProxy(in.dirs, base.Value) {
 		in.warn(hint.New("not routing: managed settings ("+managedSettings+") set ANTHROPIC_BASE_URL="+base.Value+", which wins over your settings and environment, so Claude Code would never reach the proxy",
 			"ask whoever manages that file to point ANTHROPIC_BASE_URL at the proxy and set proxy.upstream = \""+base.Value+"\" for it"))
 		return false, nil
@@ -53,7 +51,7 @@ func (in *installer) keepEndpoint() (bool, error) {
 	if len(ep.Credentials) > 0 {
 		creds = strings.Join(ep.Credentials, ", ")
 	}
-	if base.Value == "" || in.ownProxy(base.Value) {
+	if base.Value == "" || proxyctl.IsProxy(in.dirs, base.Value) {
 		in.say("routing: credentials stay with Claude Code (%s); the proxy forwards them and stores none", creds)
 		return true, nil
 	}
@@ -79,20 +77,6 @@ func (in *installer) keepEndpoint() (bool, error) {
 	}
 	in.say("routing: keeps your endpoint: the proxy forwards to %s (ANTHROPIC_BASE_URL, %s); credentials stay with Claude Code (%s), the proxy forwards them and stores none", base.Value, base.From, creds)
 	return true, nil
-}
-
-// ownProxy reports whether base is synaxi's proxy: a loopback URL on the
-// port the running proxy listens on, or keeps for its next start.
-func (in *installer) ownProxy(base string) bool {
-	u, err := url.Parse(base)
-	if err != nil || !endpoint.Loopback(base) {
-		return false
-	}
-	if info, err := proxyinfo.Read(in.dirs); err == nil && strconv.Itoa(info.Port) == u.Port() {
-		return true
-	}
-	b, err := os.ReadFile(proxyinfo.PortPath(in.dirs))
-	return err == nil && strings.TrimSpace(string(b)) == u.Port()
 }
 
 // sameURL compares two base URLs, ignoring a trailing slash.

@@ -55,6 +55,7 @@ type Options struct {
 	Args     []string // arguments after `claude`
 	ProxyBin string
 	Env      []string // base environment; nil is os.Environ()
+	Scope    string   // this launch's projection scope (all, worker, off); "" reads SYNAXI_SCOPE, else proxy.scope
 	Stdin    io.Reader
 	Stdout   io.Writer
 	Stderr   io.Writer
@@ -76,12 +77,19 @@ func Run(ctx context.Context, opts Options) (int, error) {
 	} else if n > 0 {
 		fmt.Fprintf(opts.Stderr, "synaxi: cleaned up %d wrap(s) that ended without restoring\n", n)
 	}
+	if opts.Scope == "" {
+		opts.Scope = lookup(opts.Env, proxyctl.ScopeEnv)
+	}
+	scope, err := ParseScope(opts.Scope)
+	if err != nil {
+		return 2, err
+	}
+	if err := checkEndpoint(d, opts.Env); err != nil {
+		return 1, err
+	}
 	url, err := startProxy(ctx, d, opts)
 	if err != nil {
 		return 1, err
-	}
-	if prev := lookup(opts.Env, "ANTHROPIC_BASE_URL"); prev != "" && prev != url {
-		fmt.Fprintf(opts.Stderr, "synaxi: this launch talks to the proxy at %s instead of ANTHROPIC_BASE_URL=%s; the proxy forwards to its configured upstream (proxy.upstream, see `synaxi doctor`)\n", url, prev)
 	}
 	args := Args(opts.Args)
 	m := &Marker{PID: os.Getpid(), Started: time.Now().UTC(), ProxyURL: url, Args: args}
@@ -92,7 +100,7 @@ func Run(ctx context.Context, opts Options) (int, error) {
 	defer func() { _ = finish(ctx, d, opts.ProxyBin, opts.Env, mpath) }()
 
 	cmd := exec.Command(opts.Claude, args...)
-	cmd.Env = Environ(opts.Env, url, args)
+	cmd.Env = WithScope(Environ(opts.Env, url, args), scope)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = opts.Stdin, opts.Stdout, opts.Stderr
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded(opts.Stdin)...)

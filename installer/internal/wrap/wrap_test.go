@@ -22,3 +22,17 @@ func TestArgs(t *testing.T) {
 	assert.Equal(t, []string{"--agent=mine", "-p"}, Args([]string{"--agent=mine", "-p"}))
 	assert.Equal(t, []string{"--print", "--agent", "mine"}, Args([]string{"--print", "--agent", "mine"}))
 }
+
+func TestWithScope(t *testing.T) {
+	assert.Equal(t, []string{"A=1"}, WithScope([]string{"A=1"}, ""), "no scope: the environment as it is")
+	assert.Equal(t, []string{"A=1", "ANTHROPIC_CUSTOM_HEADERS=X-Synaxi-Scope: off"}, WithScope([]string{"A=1"}, "off"))
+	assert.Equal(t, []string{"ANTHROPIC_CUSTOM_HEADERS=X-Gw: 1\nX-Synaxi-Scope: all"},
+		WithScope([]string{"ANTHROPIC_CUSTOM_HEADERS=X-Gw: 1\n"}, "all"), "after the user's own headers")
+	for in, want := range map[string]string{"": "", "ALL": "all", " worker ": "worker", "off": "off"} {
+		got, err := ParseScope(in)
+		assert.NoError(t, err)
+		assert.Equal(t, want, got)
+	}
+	_, err := ParseScope("on")
+	assert.ErrorContains(t, err, `scope "on" is not all, worker or off`)
+}

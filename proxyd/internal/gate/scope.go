@@ -41,6 +41,7 @@ const compactAgent = "acompact"
 // Decide gates one request. body is read for its top-level fields only,
 // and, when it mentions the compaction prompt, its final message.
 func (r Rule) Decide(method, path string, h http.Header, body *Body) Decision {
+	r = r.For(h) // a launch's own scope, if it asks for one
 	if r.Scope == config.ScopeOff || !IsMessages(method, path) {
 		return Decision{}
 	}

@@ -180,6 +180,8 @@ func TestProber(t *testing.T) {
 	h.Set("Anthropic-Beta", "oauth-2025-04-20,x")
 	h.Set("Anthropic-Version", "2023-06-01")
 	h.Set("X-Claude-Code-Session-Id", "s")
+	h.Set("X-Gateway-Team", "team-blue") // a gateway's custom header
+	h.Set("Content-Length", "9999")
 	n, err := p.Count(context.Background(), "beta=true", h, []byte(`{"model":"m"}`))
 	require.NoError(t, err)
 	assert.Equal(t, int64(1234), n)
@@ -188,6 +190,7 @@ func TestProber(t *testing.T) {
 	assert.Equal(t, "oauth-2025-04-20,x", got.Header.Get("Anthropic-Beta"))
 	assert.Equal(t, "2023-06-01", got.Header.Get("Anthropic-Version"))
 	assert.Empty(t, got.Header.Get("X-Claude-Code-Session-Id"))
+	assert.Equal(t, "team-blue", got.Header.Get("X-Gateway-Team"), "a gateway's header goes with the probe")
 	assert.Equal(t, `{"model":"m"}`, string(gotBody))
 
 	h.Set("X-Api-Key", "limited")

@@ -104,12 +104,22 @@ func countBody(body *gate.Body, messages string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// probeHeaders are copied from the client's request to the probe: the
-// credentials and the API version and betas they go with, plus the client's
-// identity.
-var probeHeaders = []string{
-	"Authorization", "X-Api-Key", "Anthropic-Version", "Anthropic-Beta",
-	"User-Agent", "X-App",
+// probeSkips are the client's headers a probe does not carry: those about
+// the request's own body and connection, and Claude Code's session and
+// agent ids (a probe is no turn of the session). Every other header goes
+// with it: the credentials, the API version and betas they go with, the
+// client's identity, and whatever a gateway asks for (the user's
+// ANTHROPIC_CUSTOM_HEADERS), so a probe is let in wherever its request is.
+var probeSkips = map[string]bool{
+	"Content-Length": true, "Content-Encoding": true, "Content-Type": true, "Transfer-Encoding": true,
+	"Accept-Encoding": true, "Connection": true, "Keep-Alive": true, "Proxy-Connection": true,
+	"Te": true, "Trailer": true, "Upgrade": true,
+}
+
+// probeCarries reports whether the probe carries the client's header k
+// (canonical form).
+func probeCarries(k string) bool {
+	return !probeSkips[k] && !strings.HasPrefix(k, "X-Claude-Code-")
 }
 
 // Prober asks the upstream's count_tokens for a request's input tokens.
@@ -146,8 +156,8 @@ func (p *Prober) Count(ctx context.Context, rawQuery string, h http.Header, body
 	if err != nil {
 		return 0, fmt.Errorf("build count_tokens request: %w", err)
 	}
-	for _, k := range probeHeaders {
-		if v, ok := h[k]; ok {
+	for k, v := range h {
+		if probeCarries(k) {
 			req.Header[k] = v
 		}
 	}

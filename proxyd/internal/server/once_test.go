@@ -25,6 +25,7 @@ func TestRewriteOnce(t *testing.T) {
 	want := map[string][]string{
 		"withModel":           {"outbound"},                           // proxy.upstream_model
 		"Del(TokenHeader)":    {"outbound"},                           // the team token
+		"Del(ScopeHeader)":    {"outbound"},                           // a launch's scope
 		"setBody":             {"outbound"},                           // the body sent
 		"SetURL":              {"rewrite"},                            // the upstream's address
 		"gate.Run":            {"project"},                            // the projection
@@ -109,6 +110,9 @@ func callName(call *ast.CallExpr) string {
 		if name == "Del" && len(call.Args) == 1 {
 			if id, ok := call.Args[0].(*ast.Ident); ok && id.Name == "TokenHeader" {
 				return "Del(TokenHeader)"
+			}
+			if sel, ok := call.Args[0].(*ast.SelectorExpr); ok && sel.Sel.Name == "ScopeHeader" {
+				return "Del(ScopeHeader)"
 			}
 		}
 		switch name {

@@ -81,12 +81,13 @@ func (s *Server) rewrite(pr *httputil.ProxyRequest) {
 // Rewrite mode.
 var forwardedHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"}
 
-// outbound makes out what goes upstream: the team token header removed; a
-// body the proxy read (p; nil leaves out's own body alone) set as out's
-// body with proxy.upstream_model written into its model.
+// outbound makes out what goes upstream: the team token and scope headers
+// removed; a body the proxy read (p; nil leaves out's own body alone) set
+// as out's body with proxy.upstream_model written into its model.
 func (s *Server) outbound(out *http.Request, p *payload) {
 	s.hook("outbound")
 	out.Header.Del(TokenHeader)
+	out.Header.Del(gate.ScopeHeader)
 	if p != nil {
 		setBody(out, s.withModel(p.body, p.valid))
 	}
