@@ -3,6 +3,7 @@ package projection
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -124,9 +125,22 @@ func TestEvictedCopyIsNotReferenced(t *testing.T) {
 	}
 	mid := project(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
 	require.True(t, mid.Visibility.Files["/w/big.go"].Evicted, "the setup evicts the first read")
-	msgs = append(msgs, readPair("toolu_again", "/w/big.go", big)...)
-	msgs = append(msgs, bashPair("toolu_next", "go test ./...", "ok")...)
-	res := projectSeq(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, msgs)
+	// The re-read's curated form is taken at the next request; when that
+	// request happens to re-project, it folds the re-read instead, so a
+	// command or two before the re-read moves the re-projection.
+	var res *Result
+	for pad := range 3 {
+		seq := slices.Clone(msgs)
+		for i := range pad {
+			seq = append(seq, bashPair(fmt.Sprintf("toolu_pad%d", i), "git status", "clean")...)
+		}
+		seq = append(seq, readPair("toolu_again", "/w/big.go", big)...)
+		seq = append(seq, bashPair("toolu_next", "go test ./...", "ok")...)
+		if res = projectSeq(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, seq); !res.Reprojected {
+			break
+		}
+	}
+	require.False(t, res.Reprojected)
 	assert.Equal(t, big, servedResult(t, res.Body, "toolu_again"), "no copy is served, so the re-read stays in full")
 }
 

@@ -37,11 +37,19 @@ type fold struct {
 	// acc is, per cut, the read cost a rebuild from it would have saved
 	// since that part was last rebuilt.
 	acc           []float64
-	tail          []served // curated messages since the checkpoint
-	extras        [][]byte // user text blocks and system notes of folded messages, in order
-	pendingExtras [][]byte // extras of tail messages (folded at the next re-projection)
+	tail []served // curated messages since the checkpoint
+	// pending are the user's words and system notes of the tail's
+	// messages (see userExtras), folded into the dialogue at the next
+	// re-projection; pendingTokens their estimate.
+	pending       [][]byte
+	pendingTokens int
+	// dialogue is the goal's dialogue: the words folded by rebuilds from
+	// cut 0, appended to the goal message, only ever extended (see
+	// reproject); dialogueTokens its estimate.
+	dialogue       [][]byte
+	dialogueTokens int
 
-	headNotes      [][]byte // snapshot notes carried by the goal message when the world is empty
+	headNotes      [][]byte // the snapshot note carried by the goal message when the world is empty
 	headNoteTokens int
 
 	tailTokens int
@@ -86,8 +94,8 @@ func (f *fold) clone() *fold {
 	c.gens = slices.Clone(f.gens)
 	c.acc = slices.Clone(f.acc)
 	c.tail = slices.Clone(f.tail)
-	c.extras = slices.Clone(f.extras)
-	c.pendingExtras = slices.Clone(f.pendingExtras)
+	c.pending = slices.Clone(f.pending)
+	c.dialogue = slices.Clone(f.dialogue)
 	c.headNotes = slices.Clone(f.headNotes)
 	c.shown = maps.Clone(f.shown)
 	c.refs = maps.Clone(f.refs)
@@ -131,7 +139,7 @@ func (f *fold) consume(m message, last bool) error {
 		// exactly what this request serves before the message.
 		cur := f.render(m, false, f.indexResult)
 		f.ingest(m)
-		f.pendingExtras = append(f.pendingExtras, userExtras(m)...)
+		f.addPending(userExtras(m)...)
 		full.stable = sameBlocks(full.blocks, cur.blocks)
 		cur.stable = full.stable
 		if last {
@@ -145,9 +153,15 @@ func (f *fold) consume(m message, last bool) error {
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
-		f.pendingExtras = append(f.pendingExtras, s.blocks...)
+		f.addPending(s.blocks...)
 	}
 	return nil
+}
+
+// addPending adds blocks to the words the next re-projection folds.
+func (f *fold) addPending(blocks ...[]byte) {
+	f.pending = append(f.pending, blocks...)
+	f.pendingTokens += blocksTokens(f.cfg.tok, blocks)
 }
 
 // served assembles the request's messages from the folded state.
@@ -159,13 +173,13 @@ func (f *fold) served() []served {
 	}
 	out := make([]served, 0, n)
 	out = append(out, f.head...)
-	if len(f.headNotes) > 0 {
+	if notes := slices.Concat(f.dialogue, f.headNotes); len(notes) > 0 {
 		for i := len(out) - 1; i >= 0; i-- {
 			if out[i].role == "user" {
 				h := &out[i]
-				h.blocks = append(append([][]byte(nil), h.blocks...), f.headNotes...)
+				h.blocks = append(append([][]byte(nil), h.blocks...), notes...)
 				h.kinds = append([]string(nil), h.kinds...)
-				for range f.headNotes {
+				for range notes {
 					h.kinds = append(h.kinds, "text")
 				}
 				break

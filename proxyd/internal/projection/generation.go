@@ -44,11 +44,32 @@ type gen struct {
 	list   []*entry // its entries, in order
 	msgs   []served // the rendered exchanges, notes on the last one
 	tokens int
-	// extras is len(fold.extras) when it was rendered: the user's
-	// folded words it and the generations before it carry.
-	extras int
+	// dialogue is the user's words and system notes appended after its
+	// note by rebuilds from the cut after it (see reproject), and
+	// dialogueTokens their estimate (part of tokens).
+	dialogue       [][]byte
+	dialogueTokens int
 	// listed are the dropped keys its note names.
 	listed []string
+}
+
+// extend appends the folded words of a rebuild from the cut after g to
+// its last message: the bytes before them stay as they were served.
+func (g *gen) extend(words [][]byte, tokens int) {
+	if len(words) == 0 {
+		return
+	}
+	g.msgs = slices.Clone(g.msgs)
+	l := &g.msgs[len(g.msgs)-1]
+	l.blocks = append(slices.Clip(l.blocks), words...)
+	l.kinds = slices.Clip(l.kinds)
+	for range words {
+		l.kinds = append(l.kinds, "text")
+	}
+	l.tokens += tokens
+	g.tokens += tokens
+	g.dialogue = append(slices.Clip(g.dialogue), words...)
+	g.dialogueTokens += tokens
 }
 
 // snapTokens is the served size of the generations.
@@ -62,32 +83,45 @@ func (f *fold) snapTokens() int {
 
 // headTokens is the served size of the goal, with notes riding on it.
 func (f *fold) headTokens() int {
-	n := f.headNoteTokens
+	n := f.headNoteTokens + f.dialogueTokens
 	for _, s := range f.head {
 		n += s.tokens
 	}
 	return n
 }
 
-// estimate is what a rebuild from cut c would leave: the tokens served
-// before the cut, and the rebuilt part's tokens after eviction.
-func (f *fold) estimate(c int) (kept, rebuilt int) {
-	e := f.estimates()[c]
-	return e.kept, e.rebuilt
-}
+// cutEstimate is what a rebuild from one cut would leave: the tokens
+// served before the cut (kept), the rebuilt world entries after eviction
+// (rebuilt), and the folded words the rebuild writes at the cut (words:
+// those the rebuilt generations carried and the tail's, see reproject).
+// A rebuild writes rebuilt + words, and its note. The note is left out:
+// counting it as long as the notes it replaces billed up to 7% more on
+// the panel (docs/projection.md, "Tuning history").
+type cutEstimate struct{ kept, rebuilt, words int }
 
-// cutEstimate is what a rebuild from one cut would leave (see estimate).
-type cutEstimate struct{ kept, rebuilt int }
+// write is what a rebuild from the cut writes, besides the tail message it
+// keeps and the current turn.
+func (e cutEstimate) write() int { return e.rebuilt + e.words }
 
-// estimates is estimate for every cut, 0 to len(gens), in one pass over
-// the world.
+// estimates is what a rebuild from every cut, 0 to len(gens), would
+// leave, in one pass over the world.
 func (f *fold) estimates() []cutEstimate {
 	n := len(f.gens) + 1
 	head := f.headTokens()
 	out := make([]cutEstimate, n)
 	out[0].kept = head
+	// keptWorld[c]: the world entries' share of the generations before
+	// c, which the budget bounds (their folded words are not entries).
+	keptWorld := make([]int, n)
 	for c := 1; c < n; c++ {
-		out[c].kept = out[c-1].kept + f.gens[c-1].tokens
+		g := f.gens[c-1]
+		out[c].kept = out[c-1].kept + g.tokens
+		keptWorld[c] = keptWorld[c-1] + g.tokens - g.dialogueTokens
+	}
+	out[n-1].words = f.pendingTokens
+	for c := n - 2; c >= 0; c-- {
+		g := f.gens[c]
+		out[c].words = out[c+1].words + g.dialogueTokens
 	}
 	// all[c] and pinned[c]: the entries a rebuild from c would rebuild
 	// (those not served before c), and those of them used this turn or
@@ -117,7 +151,7 @@ func (f *fold) estimates() []cutEstimate {
 	for c := range out {
 		room := t
 		if c > 0 {
-			room = max(t-(out[c].kept-head), 0)
+			room = max(t-keptWorld[c], 0)
 		}
 		out[c].rebuilt = min(all[c], max(room, pinned[c]))
 	}
@@ -210,7 +244,7 @@ func (f *fold) account(servedNow, current int, est []cutEstimate) {
 		f.firstNow = servedNow
 	}
 	for c := range f.acc {
-		after := est[c].kept + est[c].rebuilt + f.tailKeepTokens() + current
+		after := est[c].kept + est[c].write() + f.tailKeepTokens() + current
 		if !f.engaged() {
 			after += f.cfg.overhead
 		}
@@ -247,10 +281,10 @@ func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 		if c > 0 && est[c].rebuilt == 0 {
 			continue
 		}
-		if !f.cacheable(est[c].kept + est[c].rebuilt + f.tailKeepTokens() + f.cfg.overhead) {
+		if !f.cacheable(est[c].kept + est[c].write() + f.tailKeepTokens() + f.cfg.overhead) {
 			continue
 		}
-		write := est[c].rebuilt + f.tailKeepTokens() + current
+		write := est[c].write() + f.tailKeepTokens() + current
 		net := f.acc[c] - rebuildMargin*f.cfg.writePrice*float64(write)
 		if net >= 0 && (best < 0 || net > bestNet) {
 			best, bestNet = c, net
@@ -267,7 +301,7 @@ func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 // as it has (at most horizonMax): a cautious guess, as a short session
 // that engages just before it ends pays the write for nothing.
 func (f *fold) engagePays(now, current int, e0 cutEstimate) bool {
-	after := e0.kept + e0.rebuilt + f.tailKeepTokens() + current + f.cfg.overhead
+	after := e0.kept + e0.write() + f.tailKeepTokens() + current + f.cfg.overhead
 	f.uncacheable = 0
 	gap := float64(now - after)
 	if gap <= 0 || f.step == 0 {
@@ -333,7 +367,7 @@ func (f *fold) notEngagedReason() string {
 		return fmt.Sprintf("the projection would be too short to cache: about %d tokens before the current turn, under %.0f (%.2f× the model's minimum cacheable prompt of %d)",
 			n, cacheMargin*float64(f.cfg.minCache), cacheMargin, f.cfg.minCache)
 	}
-	kept, rebuilt := f.estimate(0)
-	write := f.cfg.writePrice * float64(kept+rebuilt+f.tailKeepTokens()+f.cfg.overhead)
+	e := f.estimates()[0]
+	write := f.cfg.writePrice * float64(e.kept+e.write()+f.tailKeepTokens()+f.cfg.overhead)
 	return fmt.Sprintf("no saving predicted yet: the cache reads a projection would have saved so far (%.0f token-equivalents) do not pay for writing it (%.0f)", f.acc[0], write)
 }

@@ -25,6 +25,17 @@
 // configuration: the fold is recomputed from the messages on every
 // request, so a restarted proxy serves identical bytes.
 //
+// The user's words (and command and skill expansions, and system notes)
+// are written once and then only read: a re-projection never renders
+// them inside a rebuilt generation, but appends them at its cut — to the
+// goal message's dialogue for a rebuild from cut 0, else to the end of the
+// generation before the cut — so every byte before them is re-served as
+// it was. Each is written by at most two rebuilds (the one that folds it
+// and, when that one kept an older generation, the first later rebuild
+// from cut 0, which moves it into the goal's dialogue); in the goal's
+// dialogue nothing rewrites it. The cost model counts them in what a
+// rebuild writes (TestUserWordsWrittenOnceByRebuilds).
+//
 // The files by concern: projection.go the Engine and one request's path;
 // config.go the configuration resolved for a request; fold.go the folded
 // state and how each message enters it; observe.go and world.go the

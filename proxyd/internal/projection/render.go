@@ -43,11 +43,10 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 	return n
 }
 
-// notes are a generation's text blocks: the results dropped since the
+// notes are a generation's note: the results dropped since the
 // generations it follows (keys, most recently dropped first) and how to
-// get them back, then the user's later messages and system notes,
-// verbatim.
-func (f *fold) notes(keys []string, extras [][]byte) [][]byte {
+// get them back.
+func (f *fold) notes(keys []string) [][]byte {
 	var out [][]byte
 	if len(keys) > 0 {
 		var sb strings.Builder
@@ -64,7 +63,7 @@ func (f *fold) notes(keys []string, extras [][]byte) [][]byte {
 		sb.WriteString("</system-reminder>")
 		out = append(out, textBlock(sb.String()).raw)
 	}
-	return append(out, extras...)
+	return out
 }
 
 // userExtras are the text blocks of a user message that must survive

@@ -32,34 +32,60 @@ func (f *fold) maybeReproject(current int) {
 // do not keep are evicted down to the target, and the survivors are
 // rendered as one new generation — those the rebuilt generations served,
 // in their previous order, then the new ones — followed by a note of what
-// was dropped since and the user's folded words.
+// was dropped since.
+//
+// The user's folded words (and system notes) are never part of a rebuilt
+// generation: they go at the cut, appended to what stays served before
+// it — the goal's dialogue for a rebuild from cut 0, else the end of the
+// generation before the cut — so the bytes before them are re-served
+// unchanged and they are written once there. A rebuild from cut c moves
+// the words the generations from c on carried to the cut with the new
+// ones, in order; words in the goal's dialogue are never moved again.
 func (f *fold) reproject(c int) {
 	keep := f.tail[len(f.tail)-1]
-	f.extras = append(f.extras, f.pendingExtras...)
-	f.pendingExtras = nil
 	before := len(f.gens)
+	var g gen
 	for {
-		g, ok := f.rebuild(c)
-		if ok || c == 0 {
-			f.gens = append(f.gens[:c:c], g)
-			if len(g.list) == 0 {
-				// No world: the notes ride on the goal message.
-				f.gens = f.gens[:0]
-				f.headNotes = g.msgs[0].blocks
-				f.headNoteTokens = g.tokens
-			}
+		var ok bool
+		if g, ok = f.rebuild(c); ok || c == 0 {
 			break
 		}
 		c-- // an empty generation cannot carry its note
 	}
-	if c == 0 && len(f.gens) > 0 {
+	var words [][]byte
+	wordTokens := 0
+	for _, old := range f.gens[c:] {
+		words = append(words, old.dialogue...)
+		wordTokens += old.dialogueTokens
+	}
+	words = append(words, f.pending...)
+	wordTokens += f.pendingTokens
+	f.pending, f.pendingTokens = nil, 0
+	f.gens = append(f.gens[:c:c], g)
+	switch {
+	case len(g.list) == 0:
+		// No world: the note rides on the goal message, after its dialogue.
+		f.gens = f.gens[:0]
 		f.headNotes, f.headNoteTokens = nil, 0
+		if len(g.msgs) > 0 {
+			f.headNotes, f.headNoteTokens = g.msgs[0].blocks, g.tokens
+		}
+	case c == 0:
+		f.headNotes, f.headNoteTokens = nil, 0
+	}
+	if c == 0 {
+		f.dialogue = append(f.dialogue, words...)
+		f.dialogueTokens += wordTokens
+	} else {
+		f.gens[c-1].extend(words, wordTokens)
 	}
 	if len(f.gens) > maxGens {
 		// Promote: the two oldest generations become one, unchanged.
 		a, b := f.gens[0], f.gens[1]
 		merged := gen{list: slices.Concat(a.list, b.list), msgs: slices.Concat(a.msgs, b.msgs),
-			tokens: a.tokens + b.tokens, extras: b.extras, listed: slices.Concat(a.listed, b.listed)}
+			tokens: a.tokens + b.tokens,
+			dialogue: slices.Concat(a.dialogue, b.dialogue), dialogueTokens: a.dialogueTokens + b.dialogueTokens,
+			listed: slices.Concat(a.listed, b.listed)}
 		f.gens = append([]gen{merged}, f.gens[2:]...)
 		if c > 0 {
 			c--
@@ -83,11 +109,10 @@ func (f *fold) reproject(c int) {
 // rebuild renders the generation that replaces those from cut c on; ok is
 // false when it has no entry (its note has nothing to ride on).
 func (f *fold) rebuild(c int) (gen, bool) {
-	keptSnap, extrasFrom := 0, 0
+	keptSnap := 0
 	listed := map[string]bool{}
 	for _, g := range f.gens[:c] {
-		keptSnap += g.tokens
-		extrasFrom = g.extras
+		keptSnap += g.tokens - g.dialogueTokens
 		for _, k := range g.listed {
 			listed[k] = true
 		}
@@ -121,8 +146,8 @@ func (f *fold) rebuild(c int) (gen, bool) {
 			drops = append(drops, k)
 		}
 	}
-	g := gen{list: list, extras: len(f.extras), listed: drops}
-	g.msgs = f.renderGen(list, f.notes(drops, f.extras[extrasFrom:]))
+	g := gen{list: list, listed: drops}
+	g.msgs = f.renderGen(list, f.notes(drops))
 	for _, s := range g.msgs {
 		g.tokens += s.tokens
 	}

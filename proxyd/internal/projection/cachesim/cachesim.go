@@ -52,7 +52,10 @@ type Sim struct {
 	// MinTokens is the minimum cacheable prefix; 0 means 1024.
 	MinTokens int
 	// Tokens estimates a block's tokens.
-	Tokens  func([]byte) int
+	Tokens func([]byte) int
+	// Written, when set, is called with every block (canonical JSON) a
+	// request bills as a cache write, in order (tests of what is written).
+	Written func(block []byte)
 	entries map[[32]byte]entry // prefix hash → cached entry
 }
 
@@ -70,6 +73,7 @@ func New(minTokens int, tok func([]byte) int) *Sim {
 }
 
 type position struct {
+	raw   []byte // the canonical block, kept only for Written
 	hash  [32]byte
 	cum   int64 // tokens through this block
 	bp    bool
@@ -101,6 +105,9 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 		t := int64(max(1, s.Tokens(canon)))
 		cum += t
 		p := position{hash: h, cum: cum}
+		if s.Written != nil {
+			p.raw = canon
+		}
 		if cc.Exists() {
 			p.bp = true
 			p.ttl = 5 * time.Minute
@@ -170,7 +177,7 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 	// Writes: every breakpoint past the read point that reaches the
 	// minimum length bills the tokens since the previous write (or the
 	// read point) at its own TTL; breakpoints already cached are refreshed.
-	boundary := u.Read
+	boundary, from := u.Read, readEnd+1
 	for i, p := range pos {
 		if !p.bp || p.cum < int64(s.MinTokens) {
 			continue
@@ -189,7 +196,12 @@ func (s *Sim) Request(body []byte, at time.Time) (Usage, error) {
 		} else {
 			u.Write5m += p.cum - boundary
 		}
-		boundary = p.cum
+		for _, w := range pos[from : i+1] {
+			if s.Written != nil {
+				s.Written(w.raw)
+			}
+		}
+		boundary, from = p.cum, i+1
 	}
 	if readEnd >= 0 {
 		e := s.entries[pos[readEnd].hash]
