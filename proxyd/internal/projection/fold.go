@@ -36,7 +36,7 @@ type fold struct {
 	where map[*entry]int
 	// acc is, per cut, the read cost a rebuild from it would have saved
 	// since that part was last rebuilt.
-	acc           []float64
+	acc  []float64
 	tail []served // curated messages since the checkpoint
 	// pending are the user's words and system notes of the tail's
 	// messages (see userExtras), folded into the dialogue at the next

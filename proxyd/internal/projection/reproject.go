@@ -83,7 +83,7 @@ func (f *fold) reproject(c int) {
 		// Promote: the two oldest generations become one, unchanged.
 		a, b := f.gens[0], f.gens[1]
 		merged := gen{list: slices.Concat(a.list, b.list), msgs: slices.Concat(a.msgs, b.msgs),
-			tokens: a.tokens + b.tokens,
+			tokens:   a.tokens + b.tokens,
 			dialogue: slices.Concat(a.dialogue, b.dialogue), dialogueTokens: a.dialogueTokens + b.dialogueTokens,
 			listed: slices.Concat(a.listed, b.listed)}
 		f.gens = append([]gen{merged}, f.gens[2:]...)
