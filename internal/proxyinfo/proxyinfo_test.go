@@ -84,3 +84,21 @@ func TestRoutedPort(t *testing.T) {
 		assert.Equal(t, c.port, port, c.url)
 	}
 }
+
+func TestCloud(t *testing.T) {
+	for env, want := range map[string]string{
+		"":                            "",
+		"CLAUDE_CODE_USE_BEDROCK=1":   "CLAUDE_CODE_USE_BEDROCK",
+		"CLAUDE_CODE_USE_VERTEX=true": "CLAUDE_CODE_USE_VERTEX",
+		"CLAUDE_CODE_USE_FOUNDRY=0":   "",
+		"CLAUDE_CODE_USE_BEDROCK=no":  "",
+	} {
+		k, v, _ := strings.Cut(env, "=")
+		assert.Equal(t, want, Cloud(func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}), env)
+	}
+}

@@ -82,6 +82,7 @@ func line(ctx context.Context, stdin io.Reader, out, stderr io.Writer, getenv fu
 		}
 	}
 	_, routed := proxyinfo.RoutedPort(d, getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.Port)
+	routed = routed && proxyinfo.Cloud(getenv) == "" // a cloud client never calls the base URL
 	f.Proxy = statusline.ProbeProxy(d, routed, f.Summary)
 	ours := statusline.Render(f)
 

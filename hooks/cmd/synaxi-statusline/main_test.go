@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -101,4 +102,24 @@ func TestColour(t *testing.T) {
 	assert.False(t, colour("auto", env(map[string]string{"TERM": "dumb"})))
 	assert.True(t, colour("always", env(map[string]string{"NO_COLOR": "1"})))
 	assert.False(t, colour("never", env(nil)))
+}
+
+// A session whose base URL is synaxi's proxy is routed, unless a cloud
+// switch is on: then Claude Code calls the cloud's API, never the proxy.
+func TestCloudClientIsNotRouted(t *testing.T) {
+	d := setup(t)
+	require.NoError(t, os.MkdirAll(d.StatePath("proxyd"), 0o700))
+	require.NoError(t, os.WriteFile(proxyinfo.PortPath(d), []byte("48123\n"), 0o600))
+	for name, tt := range map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"routed":  {map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:48123"}, "proxy down"},
+		"Bedrock": {map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:48123", "CLAUDE_CODE_USE_BEDROCK": "1"}, "not routed"},
+	} {
+		tt.env["NO_COLOR"] = "1"
+		var out bytes.Buffer
+		run(context.Background(), nil, &openStdin{strings.NewReader(statusJSON + "\n")}, &out, io.Discard, env(tt.env))
+		assert.True(t, strings.HasSuffix(strings.TrimSpace(out.String()), tt.want), "%s: %s", name, out.String())
+	}
 }

@@ -21,15 +21,8 @@ import (
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/settings"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
 )
-
-// Clouds are the switches that make Claude Code call a cloud's own API,
-// which ignores ANTHROPIC_BASE_URL, with the cloud's name.
-var Clouds = []struct{ Var, Name string }{
-	{"CLAUDE_CODE_USE_BEDROCK", "Amazon Bedrock"},
-	{"CLAUDE_CODE_USE_VERTEX", "Google Vertex AI"},
-	{"CLAUDE_CODE_USE_FOUNDRY", "Microsoft Foundry"},
-}
 
 // Value is one variable as Claude Code would see it, and where it came
 // from: "managed settings env", "settings env" (the user's settings.json)
@@ -102,8 +95,8 @@ func (s Sources) lookup(name string) Value {
 // Read is the endpoint Claude Code would use with these sources.
 func Read(s Sources) Endpoint {
 	e := Endpoint{BaseURL: s.lookup("ANTHROPIC_BASE_URL")}
-	for _, c := range Clouds {
-		if v := s.lookup(c.Var); truthy(v.Value) {
+	for _, c := range proxyinfo.Clouds {
+		if v := s.lookup(c.Var); proxyinfo.On(v.Value) {
 			e.Cloud, e.CloudName = v, c.Name
 			break
 		}
@@ -138,15 +131,6 @@ func HeaderNames(custom string) []string {
 		}
 	}
 	return names
-}
-
-// truthy is how Claude Code reads a boolean variable.
-func truthy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
 }
 
 // Loopback reports whether base is an http URL on this machine, as the

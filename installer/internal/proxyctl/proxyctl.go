@@ -18,11 +18,9 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/synaxi/synaxi/installer/internal/endpoint"
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -290,13 +288,6 @@ func Redact(base string) string {
 // IsProxy reports whether base is synaxi's proxy: a loopback URL on the
 // port the running proxy listens on, or keeps for its next start.
 func IsProxy(d xdg.Dirs, base string) bool {
-	u, err := url.Parse(base)
-	if err != nil || !endpoint.Loopback(base) {
-		return false
-	}
-	if info, err := proxyinfo.Read(d); err == nil && strconv.Itoa(info.Port) == u.Port() {
-		return true
-	}
-	b, err := os.ReadFile(proxyinfo.PortPath(d))
-	return err == nil && strings.TrimSpace(string(b)) == u.Port()
+	_, ok := proxyinfo.RoutedPort(d, base, 0)
+	return ok
 }
