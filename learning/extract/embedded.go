@@ -58,6 +58,7 @@ func (Embedded) Name() string { return "embedded" }
 // Extract returns one observation per recognised sentence.
 func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]store.Observation, error) {
 	var out []store.Observation
+	var unread []said // sentences no rule learned from, for repeats
 	for i := range d.Turns {
 		t := &d.Turns[i]
 		ctxText := t.Before.Describe()
@@ -79,16 +80,21 @@ func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]
 			} else if o, ok := repeated(s, d.Session, known); ok {
 				o.Evidence = ev(s)
 				out = append(out, o)
+			} else {
+				unread = append(unread, said{turn: i, s: s, ev: ev(s)[0], text: strings.Join(t.Typed(), "\n"), short: len(sentences) <= 3})
 			}
 		}
 		// The assistant kept failing with the same tool and the user had
-		// to step in: a weakness of the assistant, evidenced by the turn.
-		if t.Before.Failures >= 3 && t.Before.FailingTool != "" && len(sentences) > 0 {
-			out = append(out, store.Observation{
-				Dimension:  store.AIFailures,
-				Text:       fmt.Sprintf("kept retrying failing %s calls instead of stopping to rethink", t.Before.FailingTool),
-				Confidence: 0.6, Evidence: ev(sentences[0]),
-			})
+		// to step in: a weakness of the assistant, evidenced by a sentence
+		// of the turn that says so (not whatever the user typed next).
+		if t.Before.Failures >= 3 && t.Before.FailingTool != "" {
+			if i := slices.IndexFunc(sentences, func(s string) bool { return saysItFails(s, t.Before.FailingTool) }); i >= 0 {
+				out = append(out, store.Observation{
+					Dimension:  store.AIFailures,
+					Text:       fmt.Sprintf("kept retrying failing %s calls instead of stopping to rethink", t.Before.FailingTool),
+					Confidence: 0.6, Evidence: ev(sentences[i]),
+				})
+			}
 		}
 		// A strong reaction right after an action is a trigger.
 		if found && strongReaction(t.Text) && len(t.Before.Tools) > 0 && len(sentences) > 0 {
@@ -99,7 +105,74 @@ func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]
 			})
 		}
 	}
-	return out, nil
+	return append(out, repeatedInSession(unread)...), nil
+}
+
+// said is one typed sentence and where it was said.
+type said struct {
+	turn  int
+	s     string
+	ev    store.Evidence
+	text  string // what the turn typed
+	short bool   // the turn says at most three sentences
+}
+
+// repeatedInSession learns an instruction the person typed in two or more
+// turns of one session ("make the changes and I will read the diffs",
+// four times): said once it may be about the task, said again it is how
+// they work. Only sentences of four words or more that are no question,
+// hedge, suggestion or one-off order count, and only when they read as an
+// instruction (an imperative, a directive, "I will …") in a short turn
+// (three sentences at most: not a line of a pasted log that repeats), in
+// turns whose texts differ (a rewound session holds the same turn twice);
+// matched by their content words (store.MatchAt). The evidence is every
+// turn that said it.
+func repeatedInSession(sentences []said) []store.Observation {
+	var out []store.Observation
+	used := make([]bool, len(sentences))
+	for i, a := range sentences {
+		if used[i] || !a.short || len(strings.Fields(a.s)) < 4 || !instruction(a.s) ||
+			isQuestion(a.s) || hedgeRE.MatchString(a.s) || oneOff(a.s) || suggestRE.MatchString(a.s) {
+			continue
+		}
+		o := store.Observation{Dimension: store.Workflow, Text: strings.TrimRight(strings.ToLower(a.s), ".!; "), Confidence: 0.5,
+			Evidence: []store.Evidence{a.ev}}
+		for j := i + 1; j < len(sentences); j++ {
+			b := sentences[j]
+			if used[j] || !b.short || b.turn == a.turn || b.text == a.text || slices.ContainsFunc(o.Evidence, func(e store.Evidence) bool { return e.UUID == b.ev.UUID }) {
+				continue
+			}
+			if store.Similarity(a.s, b.s) >= store.MatchAt {
+				o.Evidence = append(o.Evidence, b.ev)
+				used[j] = true
+			}
+		}
+		if len(o.Evidence) >= 2 {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// willRE: the person says what they will do, dividing the work: "I will
+// read the diffs", "ich lese …", "je relirai …", "yo reviso …".
+var willRE = lazy(`(?i)\b(?:i(?:'ll| will| am going to)|ich (?:werde|lese|prüfe|schaue|mache)|je (?:vais|relirai|lirai|vérifierai)|yo (?:leo|reviso|haré|voy a))\b`)
+
+// instruction reports whether s tells the assistant what to do or how the
+// work is divided.
+func instruction(s string) bool {
+	lead := strings.TrimLeft(leadRE.ReplaceAllString(strings.ToLower(s), ""), " ,")
+	return imperativeStartRE.MatchString(lead) || willRE.MatchString(s) || directiveRE.MatchString(s) && !subjectRE.MatchString(lead)
+}
+
+// failureTalkRE: a sentence about the assistant failing over and over
+// or being stuck: "stop retrying", "you keep failing", "it fails again",
+// "hör auf", "schon wieder", "arrête", "encore", "para", "otra vez".
+var failureTalkRE = lazy(`(?i)\b(?:stop|stuck|loop\pL*|retry\pL*|again|keep|kept|same|fail\pL*|broken|hör auf|wieder|schleife|arrête|encore|boucle|échou\pL*|para|otra vez|bucle|fall\pL*)\b`)
+
+// saysItFails reports whether s is about the failing tool calls.
+func saysItFails(s, tool string) bool {
+	return failureTalkRE.MatchString(s) || strings.Contains(strings.ToLower(s), strings.ToLower(tool))
 }
 
 // Sentences splits a turn into trimmed sentences of at most 400 bytes
@@ -138,7 +211,22 @@ var (
 	// Words that make a prohibition general: "… every function", "… again".
 	generalRE = lazy(`(?i)\b(every|each|any|all|anything|anyone|ever|again|whenever)\b`)
 	// Words that make a sentence about this moment only.
-	oneOffRE = lazy(`(?i)\b(for now|this time|just this once|yet|right now|at the moment|for the moment|today|for this (one|task|pr|file|commit)|erstmal|vorerst|diesmal|pour l'instant|cette fois|por ahora|esta vez)\b`)
+	oneOffRE = lazy(`(?i)\b(for now|this time|just this once|yet|right now|at the moment|for the moment|today|` +
+		`(?:for|in|on) this (?:one|task|pr|file|commit|ticket|issue|page|screen|feature|story|branch|change)|` +
+		`erstmal|vorerst|diesmal|(?:für|in|auf) (?:diese[nrms]?|dieses) (?:aufgabe|ticket|seite|datei|pr|feature|branch)|` +
+		`pour l'instant|cette fois|(?:pour|dans|sur) (?:cette|ce|cet) (?:page|tâche|ticket|fichier|écran|pr|branche)|` +
+		`por ahora|esta vez|(?:en|para) (?:esta|este) (?:pantalla|página|tarea|ticket|archivo|pr|rama))\b` +
+		// a time word made an adjective: "always-on", "immer-aktiv"
+		`|\b(?:always|never|immer|toujours|siempre)-\pL`)
+	// An edit of the thing in hand in the same sentence: "…, add it to
+	// the header", "bau das ein", "ajoute-le", "añádelo"; unless the
+	// sentence is about every time something happens ("every time you add
+	// an endpoint, add it to the OpenAPI file").
+	editItRE = lazy(`(?i)\b(?:add|put|insert|place|build) (?:it|this|that|them)\b|\bbau(?:e)? (?:das|es|ihn|sie)\b|\bfüge? (?:das|es|ihn|sie)\b|\b(?:ajoute|mets|place|insère)-(?:le|la|les)\b|\b(?:añáde|pon|coloca|inserta)(?:lo|la|los|las)\b`)
+	eventRE  = lazy(`(?i)\b(?:every ?time|each time|whenever|when you|if you|jedes ?mal|immer wenn|wenn du|sobald du|chaque fois|quand tu|si tu|cada vez|siempre que|cuando)\b`)
+	// "Now" opening the sentence, after a thanks or an ok: the next step
+	// of the task in hand ("thanks now i want you to add …").
+	nowRE = lazy(`(?i)^(?:(?:thanks|thank you|thx|ok|okay|great|good|perfect|nice|danke|gut|super|merci|parfait|bien|gracias|vale|perfecto)[,.!]?\s+)?(?:and\s+|und\s+|et\s+|y\s+)?(?:now|jetzt|maintenant|ahora)\b(?:\s+(?:on|an)\b)?`)
 	// A stated preference or convention.
 	preferRE = lazy(`(?i)\b(i (really )?(prefer|'?d prefer|'?d rather|like|love|hate|dislike|don'?t like|can'?t stand)|we (use|prefer|don'?t use|never use|always use)|our (convention|style|standard|rule)s? (is|are)|convention is|instead of|rather than|ich (bevorzuge|mag keine|hasse)|wir (verwenden|benutzen|nutzen)|je (préfère|déteste|n'aime pas)|(nous|on) utilise|prefiero|odio|usamos)\b`)
 	// Autonomy: keep going until done, without asking.
@@ -147,10 +235,12 @@ var (
 	repeatRE = lazy(`(?i)(\byou (forgot|keep|ignored|again|didn'?t (listen|read))\b|\bi (already )?(told you|said|asked you)\b|\bhow many times\b|\bagain[,:!]|\bwie oft\b|\bje t'ai (dit|déjà dit)\b|\bya te (dije|lo dije)\b)`)
 	// A suggestion about the task at hand ("I think we should investigate
 	// X before Y"), unless a time-free marker makes it a rule.
-	suggestRE  = lazy(`(?i)\b(we should|we could|let'?s|i think|sollten wir|on devrait|deberíamos)\b`)
-	expertRE   = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
-	leadRE     = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
-	questionRE = lazy(`\?\s*$`)
+	suggestRE = lazy(`(?i)\b(we should|we could|let'?s|i think|sollten wir|on devrait|deberíamos)\b`)
+	expertRE  = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
+	leadRE    = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
+	// A question mark at the end, whatever stray backslash or space
+	// follows it (a line continuation typed by habit).
+	questionRE = lazy(`[?？][\s\\]*$`)
 	// Hedges and hypotheses about the problem at hand: not facts, not rules.
 	hedgeRE = lazy(`(?i)\b(maybe|perhaps|probably|might be|could be|i wonder|not sure|i guess|i suspect|possibly|vielleicht|peut-être|quizás|tal vez)\b`)
 )
@@ -167,7 +257,7 @@ var (
 func classify(s string, before read.Action) (store.Observation, bool) {
 	lower := strings.ToLower(s)
 	durable := standingOrder(s)
-	if isQuestion(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || !durable && suggestRE.MatchString(s) {
+	if isQuestion(s) || hedgeRE.MatchString(s) || oneOff(s) || !durable && suggestRE.MatchString(s) {
 		// A question, a hypothesis or an order for this moment is not a
 		// fact about the user.
 		return store.Observation{}, false
@@ -194,11 +284,26 @@ func classify(s string, before read.Action) (store.Observation, bool) {
 		return store.Observation{Dimension: store.Expectations, Text: text, Confidence: 0.5}, true
 	case preferRE.MatchString(s):
 		return store.Observation{Dimension: route(s), Text: text, Confidence: 0.6}, true
-	case repeatRE.MatchString(s) && words >= 3:
+	case repeatRE.MatchString(s) && addressedRE.MatchString(s) && words >= 3:
 		return store.Observation{Dimension: store.AIFailures, Text: text, Confidence: 0.6}, true
 	}
 	return store.Observation{}, false
 }
+
+// oneOff reports whether s is about this moment or the thing in hand
+// only: "for now", "for this ticket", "add it to the header", "thanks,
+// now add …" (but not "now on" or "from now on").
+func oneOff(s string) bool {
+	if m := nowRE.FindStringSubmatch(s); m != nil && !strings.HasSuffix(strings.ToLower(m[0]), " on") && !strings.HasSuffix(strings.ToLower(m[0]), " an") {
+		return true
+	}
+	return oneOffRE.MatchString(s) || editItRE.MatchString(s) && !eventRE.MatchString(s)
+}
+
+// addressedRE: a complaint about the assistant names it or what it was
+// told: "you forgot…", "I told you…", "du hast…", "je t'ai dit…". "Again,
+// more info later" complains about nothing.
+var addressedRE = lazy(`(?i)\b(?:you|your|du|dir|dich|tu|toi|t'|vous|tú|te|usted)\b|\bi (?:already )?(?:told|said|asked)\b|\bhow many times\b|\bwie oft\b`)
 
 // repeated recognises a sentence that says again what an entry learned in
 // another session says (the same content words, store.MatchAt or more,
@@ -206,7 +311,7 @@ func classify(s string, before read.Action) (store.Observation, bool) {
 // across sessions is durable even without a marker, so it reinforces that
 // entry. Questions, hedges and temporary orders still teach nothing.
 func repeated(s, session string, known []store.Entry) (store.Observation, bool) {
-	if isQuestion(s) || hedgeRE.MatchString(s) || oneOffRE.MatchString(s) || len(strings.Fields(s)) < 3 {
+	if isQuestion(s) || hedgeRE.MatchString(s) || oneOff(s) || len(strings.Fields(s)) < 3 {
 		return store.Observation{}, false
 	}
 	for _, e := range known {

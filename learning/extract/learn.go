@@ -208,12 +208,13 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 			return nil, err
 		}
 	}
-	batch := store.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept, Reinforced: opts.Reinforced}
+	batch := store.Batch{Session: d.Session, Project: project, At: d.End, Bytes: d.Bytes, Observations: res.Kept, Reinforced: opts.Reinforced,
+		Now: profiles.Now()}
 	if batch.At.IsZero() {
 		batch.At = profiles.Now()
 	}
 	v, err := profiles.Update("ingest "+d.Session, func(p *store.Profile) error {
-		res.Merge = store.MergeAt(p, batch, profiles.Now())
+		res.Merge = store.Merge(p, batch)
 		return nil
 	})
 	if err != nil {

@@ -112,6 +112,27 @@ func TestEveryQuoteIsInAHumanTurn(t *testing.T) {
 	assert.Positive(t, total)
 }
 
+// readOnce reads and extracts a fixture once per test binary.
+var readOnce = func() func(t *testing.T, path string) (*read.Doc, []store.Observation) {
+	type done struct {
+		d    *read.Doc
+		kept []store.Observation
+	}
+	cache := map[string]done{}
+	return func(t *testing.T, path string) (*read.Doc, []store.Observation) {
+		if c, ok := cache[path]; ok {
+			return c.d, c.kept
+		}
+		d, err := read.Read(path, 0)
+		require.NoError(t, err)
+		obs, err := Embedded{}.Extract(context.Background(), d, nil)
+		require.NoError(t, err)
+		kept, _ := Validate(d, obs)
+		cache[path] = done{d, kept}
+		return d, kept
+	}
+}()
+
 func TestLabelledCorrectionsAreCaptured(t *testing.T) {
 	fixtures := sharedFixtures(t)
 	f, err := os.Open("testdata/fixtures.tsv")
@@ -130,11 +151,7 @@ func TestLabelledCorrectionsAreCaptured(t *testing.T) {
 		require.NoError(t, err)
 		n++
 		t.Run(fmt.Sprintf("%s:%d", filepath.Base(cols[0]), lineNo), func(t *testing.T) {
-			d, err := read.Read(filepath.Join(fixtures, cols[0]), 0)
-			require.NoError(t, err)
-			obs, err := Embedded{}.Extract(context.Background(), d, nil)
-			require.NoError(t, err)
-			kept, _ := Validate(d, obs)
+			d, kept := readOnce(t, filepath.Join(fixtures, cols[0]))
 			for _, o := range kept {
 				for _, ev := range o.Evidence {
 					if d.Turn(ev.UUID).Line != lineNo {

@@ -19,7 +19,7 @@ import (
 // language, positive and negative.
 
 // timeWordRE: a time word that makes an order standing.
-var timeWordRE = lazy(`(?i)(?:^|[^\pL])(?:always|never|from now on|going forward|from here on|in (?:the )?future|every ?time|each time|whenever|by default|as a rule|(?:don'?t|do not) ever|` +
+var timeWordRE = lazy(`(?i)(?:^|[^\pL])(?:always|never|from now on|when in doubt|if in doubt|im zweifel(?:sfall)?|en cas de doute|dans le doute|en caso de duda|ante la duda|going forward|from here on|in (?:the )?future|every ?time|each time|whenever|by default|as a rule|(?:don'?t|do not) ever|` +
 	`immer|nie|niemals|ab jetzt|ab sofort|von nun an|künftig|zukünftig|in zukunft|jedes ?mal|grundsätzlich|stets|` +
 	`toujours|jamais|désormais|dorénavant|à l'avenir|à partir de maintenant|chaque fois|systématiquement|` +
 	`siempre|nunca|jamás|de ahora en adelante|a partir de ahora|en el futuro|en adelante|cada vez|por defecto)(?:$|[^\pL])`)
@@ -42,10 +42,10 @@ var directiveRE = lazy(`(?i)(?:^|[^\pL])(?:` +
 // imperativeStartRE: a sentence that opens with a verb in the imperative
 // (or an infinitive used as one), the commonest of each language.
 var imperativeStartRE = lazy(`(?i)^(?:and |also |und |et |y |please |bitte |)(?:` +
-	`use|run|write|add|put|keep|check|test|make|ensure|remember|commit|push|ask|answer|reply|respond|speak|save|store|call|name|format|prefer|avoid|stop|start|create|sign|lint|document|explain|show|give|send|include|end|begin|open|close|make|let|say|mark|log|review|verify|do|don'?t|never|always|` +
-	`nutze|benutze|verwende|nimm|achte|sorge|stelle?|denk|merke?|schreib|schreibe|antworte|sprich|speichere|lege|leg|mach|mache|führe|teste|prüfe|committe|pushe|frag|frage|gib|sag|sende|erstelle|starte|öffne|halte|behalte|füge|lösche|dokumentiere|erkläre|zeige|nie|immer|` +
-	`utilise|utilisez|veille|assure|rappelle|écris|écrivez|réponds|répondez|parle|parlez|sauvegarde|enregistre|mets|mettez|garde|gardez|vérifie|vérifiez|teste|testez|lance|lancez|fais|faites|ajoute|ajoutez|demande|crée|créez|évite|évitez|ne|n'|` +
-	`usa|utiliza|asegúrate|procura|recuerda|escribe|responde|habla|guarda|pon|mantén|comprueba|verifica|prueba|ejecuta|lanza|haz|añade|pregunta|crea|evita|no|nunca|siempre)\b`)
+	`use|run|write|add|put|keep|check|test|make|ensure|remember|commit|push|ask|answer|reply|respond|speak|save|store|call|name|format|prefer|avoid|stop|start|create|sign|lint|document|explain|show|give|send|include|end|begin|open|close|make|let|say|mark|log|review|verify|update|refresh|bump|rebuild|regenerate|do|don'?t|never|always|` +
+	`nutze|benutze|verwende|nimm|achte|sorge|stelle?|denk|merke?|schreib|schreibe|antworte|sprich|speichere|lege|leg|mach|mache|führe|teste|prüfe|committe|pushe|frag|frage|gib|sag|sende|erstelle|starte|öffne|halte|behalte|füge|lösche|dokumentiere|erkläre|zeige|aktualisiere|erneuere|baue|nie|immer|` +
+	`utilise|utilisez|veille|assure|rappelle|écris|écrivez|réponds|répondez|parle|parlez|sauvegarde|enregistre|mets|mettez|garde|gardez|vérifie|vérifiez|teste|testez|lance|lancez|fais|faites|ajoute|ajoutez|demande|crée|créez|évite|évitez|actualise|mettez|regénère|ne|n'|` +
+	`usa|utiliza|asegúrate|procura|recuerda|escribe|responde|habla|guarda|pon|mantén|comprueba|verifica|prueba|ejecuta|lanza|haz|añade|pregunta|crea|evita|actualiza|regenera|no|nunca|siempre)\b`)
 
 // descriptiveRE: a third person doing something always: a description
 // ("it always crashes", "das ist immer so"), not an order.
@@ -107,9 +107,14 @@ var conditionalRE = lazy(`(?i)^(?:and |und |et |y |also )?(?:when|whenever|if|ev
 var consequenceRE = lazy(`=>|->|→|⇒|\s=\s|\b(?:then|dann|alors|entonces)\b|[,:]\s*(?:use|answer|reply|respond|speak|write|switch|nimm|nutze|antworte|sprich|schreib|verwende|utilise|réponds|parle|écris|usa|responde|habla|escribe|utiliza)\b|\byou(?:'ll| should| must| will)?\b|\bdu\b|\btu\b|\bvous\b|\b(?:tú|usted)\b`)
 
 // everyArtefactRE: a demand on every future artefact of a kind: "every
-// report must end with its sources", "jede Antwort muss …", "chaque
-// commit doit …", "cada informe debe …".
+// report must end with its sources", "all the methods have at least two
+// tests", "jede Antwort muss …", "chaque commit doit …", "cada informe
+// debe …".
 var everyArtefactRE = lazy(`(?i)\b(?:every|each|all|any)\s+(?:\pL+\s+){0,2}?(?:must|should|needs? to|has to|have to|shall)\b` +
+	`|\b(?:every|each|all(?: the| our)?)\s+(?:\pL+\s+){0,2}?(?:ha(?:ve|s)|gets?|needs?|contains?)\s+(?:at least|a minimum of|no more than|at most)\b` +
+	`|\b(?:jede[rsnm]?|alle)\s+(?:\pL+\s+){0,2}?(?:ha(?:t|ben)|bekomm\pL*|braucht|brauchen)\s+(?:mindestens|höchstens)\b` +
+	`|\b(?:chaque|tous les|toutes les)\s+(?:\pL+\s+){0,2}?(?:a|ont)\s+(?:au moins|au plus)\b` +
+	`|\b(?:cada|todos los|todas las)\s+(?:\pL+\s+){0,2}?(?:tiene|tienen)\s+(?:al menos|como mínimo|como máximo)\b` +
 	`|\b(?:jede[rsnm]?|alle)\s+(?:\pL+\s+){0,2}?(?:muss|müssen|soll|sollen|braucht|brauchen)\b` +
 	`|\b(?:chaque|tous les|toutes les|tout)\s+(?:\pL+\s+){0,2}?(?:doit|doivent|devra|devront)\b` +
 	`|\b(?:cada|todos los|todas las|todo)\s+(?:\pL+\s+){0,2}?(?:debe|deben|tiene que|tienen que|deberá|deberán)\b`)
@@ -132,6 +137,38 @@ var protectRE = lazy(`(?i)(?:make sure|ensure|stelle? sicher|stell sicher|sorge 
 // vagueRE: a generic exhortation ("don't break anything") is no rule.
 var vagueRE = lazy(`(?i)\b(?:anything|nothing|something|everything|etwas|nichts|alles|rien|quelque chose|nada|algo)\b`)
 
+// tipRE: a how-to the person hands over for good: "Tip: run it with -v",
+// "tips to get tpu time - use jax.profiler", "Tipp: …", "astuce : …",
+// "consejo: …".
+var tipRE = lazy(`(?i)^(?:pro ?tips?|tips?|hint|tipps?|hinweis|astuces?|conseils?|consejos?|trucos?)\b[^.?!]{0,60}?(?:\s?:|\s[-–—])\s+\S`)
+
+// eventOrderRE: an order tied to an event that recurs, with a general
+// object: "update STATUS.md when you complete any task", "run the linter
+// after you change a file", "aktualisiere X, wenn du eine Aufgabe
+// abschließt", "mets à jour X quand tu termines une tâche", "actualiza X
+// cuando termines una tarea".
+var eventOrderRE = lazy(`(?i)\b(?:when|whenever|after|before|once|each time|every time)\s+you\s+\pL+\s+(?:any|every|each|a|an|new)\s+\pL+` +
+	`|\b(?:wenn|sobald|nachdem|bevor|jedes ?mal,? wenn)\s+du\s+(?:\pL+\s+)?(?:eine[nm]?|jede[nm]?|irgendeine[nm]?|neue[nm]?)\s+\pL+` +
+	`|\b(?:quand|lorsque|après que|avant que|chaque fois que)\s+tu\s+\pL+\s+(?:une?|chaque|n'importe quel\pL*|de nouveaux|de nouvelles)\s+\pL+` +
+	`|\b(?:cuando|después de que|antes de que|cada vez que|siempre que)\s+\pL+\s+(?:una?|cada|cualquier|nuevos|nuevas)\s+\pL+`)
+
+// clauseRE divides a sentence into clauses joined by a comma or "and".
+var clauseRE = lazy(`(?i),\s+|;\s+|\s+(?:and|then|und|dann|et|puis|y|luego)\s+`)
+
+// eventOrder reports whether s is an order (a clause of it opens with an
+// imperative) tied to a recurring event (eventOrderRE).
+func eventOrder(s string) bool {
+	if !eventOrderRE.MatchString(s) {
+		return false
+	}
+	for _, c := range clauseRE.Split(strings.ToLower(s), -1) {
+		if imperativeStartRE.MatchString(strings.TrimLeft(leadRE.ReplaceAllString(c, ""), " ,")) {
+			return true
+		}
+	}
+	return false
+}
+
 // structural recognises a durable correction by its structure. The
 // returned observation has no evidence yet.
 func structural(s string, before read.Action) (store.Observation, bool) {
@@ -151,14 +188,21 @@ func structural(s string, before read.Action) (store.Observation, bool) {
 		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.7}, true
 	case contrastRE.MatchString(s):
 		return store.Observation{Dimension: route(s), Text: text, Confidence: 0.6}, true
+	case tipRE.MatchString(s):
+		return store.Observation{Dimension: store.Workflow, Text: text, Confidence: 0.6}, true
 	case howIStartRE.MatchString(s):
 		return store.Observation{Dimension: store.Workflow, Text: text, Confidence: 0.6}, true
+	case eventOrder(s):
+		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.6}, true
 	case everyArtefactRE.MatchString(s):
 		return store.Observation{Dimension: store.Expectations, Text: text, Confidence: 0.6}, true
 	case yourselfRE.MatchString(s) && verifyRE.MatchString(s):
 		return store.Observation{Dimension: store.Expectations, Text: text, Confidence: 0.6}, true
 	case protectRE.MatchString(s) && !vagueRE.MatchString(s):
 		return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.6}, true
+	}
+	if dim, ok := convention(s); ok {
+		return store.Observation{Dimension: dim, Text: text, Confidence: 0.6}, true
 	}
 	return store.Observation{}, false
 }

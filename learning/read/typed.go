@@ -1,10 +1,7 @@
 package read
 
 import (
-	"hash/fnv"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 )
 
@@ -80,215 +77,6 @@ var ideBlocks = [][2]string{
 	{"<ide_diagnostics>", "</ide_diagnostics>"}, {"<system-reminder>", "</system-reminder>"},
 }
 
-// Echo remembers what the assistant wrote earlier in a session, so a turn
-// that pastes it back is recognised: whole lines and runs of EchoWords
-// words, hashed.
-type Echo struct {
-	lines    map[uint64]struct{}
-	shingles map[uint64]struct{}
-}
-
-// EchoWords is the length of the word runs Echo compares.
-const EchoWords = 6
-
-// NewEcho returns an empty Echo.
-func NewEcho() *Echo {
-	return &Echo{lines: map[uint64]struct{}{}, shingles: map[uint64]struct{}{}}
-}
-
-// Add records assistant text.
-func (e *Echo) Add(text string) {
-	if e == nil {
-		return
-	}
-	for line := range strings.SplitSeq(text, "\n") {
-		if n := normLine(line); len(n) >= 16 {
-			e.lines[hash(n)] = struct{}{}
-		}
-		ws := words(line)
-		for i := 0; i+EchoWords <= len(ws); i++ {
-			e.shingles[shingle(ws[i:i+EchoWords])] = struct{}{}
-		}
-	}
-}
-
-func hash(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
-
-type word struct {
-	start, end int
-	norm       string
-}
-
-// words splits s into words (letters and digits), lower-cased, with their
-// byte offsets.
-func words(s string) []word {
-	var out []word
-	start := -1
-	for i, r := range s {
-		in := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case in && start < 0:
-			start = i
-		case !in && start >= 0:
-			out = append(out, word{start, i, strings.ToLower(s[start:i])})
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, word{start, len(s), strings.ToLower(s[start:])})
-	}
-	return out
-}
-
-func shingle(ws []word) uint64 {
-	h := fnv.New64a()
-	for _, w := range ws {
-		h.Write([]byte(w.norm))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
-
-// normLine is a line without its bullets, glyphs, numbering and case, its
-// inner spaces collapsed: the same sentence pasted from a terminal or
-// from rendered Markdown compares equal.
-func normLine(line string) string {
-	var b strings.Builder
-	space := false
-	for _, r := range line {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteRune(unicode.ToLower(r))
-		default:
-			space = true
-		}
-	}
-	return b.String()
-}
-
-// echoed returns the byte ranges of line covered by runs of words the
-// assistant wrote (at least two overlapping EchoWords runs, or the whole
-// line).
-func (e *Echo) echoed(line string) [][2]int {
-	if e == nil || len(e.shingles) == 0 && len(e.lines) == 0 {
-		return nil
-	}
-	if n := normLine(line); len(n) >= 16 {
-		if _, ok := e.lines[hash(n)]; ok {
-			return [][2]int{{0, len(line)}}
-		}
-	}
-	ws := words(line)
-	if len(ws) < EchoWords {
-		return nil
-	}
-	hit := make([]bool, len(ws)-EchoWords+1)
-	for i := range hit {
-		_, hit[i] = e.shingles[shingle(ws[i:i+EchoWords])]
-	}
-	var out [][2]int
-	for i := 0; i < len(hit); {
-		if !hit[i] {
-			i++
-			continue
-		}
-		j := i
-		for j+1 < len(hit) && hit[j+1] {
-			j++
-		}
-		// A single run of EchoWords words may be a common phrase; two
-		// overlapping ones (EchoWords+1 words in a row) are a copy.
-		if j > i || len(ws) == EchoWords {
-			out = append(out, [2]int{ws[i].start, ws[j+EchoWords-1].end})
-		}
-		i = j + 1
-	}
-	return out
-}
-
-// Machine-made line shapes: a line matching one is output, a trace, a
-// diff, code or a table, not a sentence typed to the assistant.
-var machineLine = lazy(`^(?:` +
-	`\s+at\s+\S.*[(:]|\s*at\s+\S+\s+\(\S+:\d+` + // JS/Java stack frames
-	`|\s*\S+ @ \S+:\d+` + // browser console frames: fn @ file.js:12
-	`|\s*\S+\.(?:js|mjs|cjs|ts|tsx|jsx|py|go|rs|java|rb|php|c|cc|cpp|h|cs|kt|swift):\d+` + // file:line
-	`|\s*File ".+", line \d+` + // Python traceback
-	`|Traceback \(most recent call last\)|goroutine \d+ \[|panic: |\s*#\d+\s+0x[0-9a-f]+` +
-	`|\s*[\w.]*(?:Error|Exception|Warning)(?: \[\w+\])?:\s` + // TypeError: …, AggregateError [ECONNREFUSED]:
-	`|\[?\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\[?\d{1,2}:\d{2}:\d{2}\b` + // timestamps
-	`|\s*\[?(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\]?[\s:]` + // log levels
-	`|\s*\[[\w .:/-]{1,30}\]\s` + // [WS] …, [Autopilot] …
-	`|[@\w./-]+:[\w.-]+:\s` + // monorepo task prefixes: @scope/app:dev: …
-	`|diff --git |index [0-9a-f]{6,}\.\.|@@ -\d|\+\+\+ [ab/]|--- [ab/]|new file mode|deleted file mode` + // diffs
-	`|=+ .+ =+\s*$|_+ .+ _+\s*$|E {2,}\S|(?:FAILED|PASSED|ERROR|SKIPPED|XFAIL) \S+::|\S+\.py:\d+:` + // pytest
-	`|\s*[$❯›»] \S|\S+@\S+:\S*[$#] |PS [A-Z]:\\|>>> ` + // shell and REPL prompts
-	`|(?:ok|FAIL|PASS|---)\s+\S+\s|(?:--- )?(?:FAIL|PASS|SKIP|RUN)(?::|\s*$)|=== RUN` + // go test
-	`|\S.*\t` + // columns: typed text has no tabs inside a line
-	`|\s*[⏺⎿✻✽●◼□■▶▷⏵]` + // Claude Code's own transcript glyphs
-	`|.*[─│┌┐└┘├┤┬┴┼═║╔╗╚╝]` + // box drawing
-	`|\s*\|.*\|\s*$` + // tables
-	`|\s*(?:func|def|class|import|from \S+ import|package|const|let|var|return|#include|public|private|async def|export|interface|type \w+ (?:struct|interface))\b.*[({=:;]?\s*$` +
-	`|\s*[{}\[\]()<>;,]+\s*$|\s*"[^"]+"\s*:\s*\S|\s*</?[a-zA-Z][\w-]*(?:\s[^>]*)?>` + // JSON, XML
-	`|\s*(?:https?://|/|~/|\./|[A-Z]:\\)\S*\s*$` + // a bare path or URL
-	`|\s*> ` + // a quoted document
-	`)`)
-
-// diffHeader starts the lines of a unified diff.
-var diffHeader = lazy(`^(?:diff --git |index [0-9a-f]+\.\.|@@ -\d|\+\+\+ |--- [ab/]|--- \S+\t)`)
-
-// codeEnd: a line ending like code does.
-var codeEnd = lazy(`[;{}]\s*$|\)\s*[{:]\s*$`)
-
-// pasteMarker is Claude Code's placeholder for a paste or an image.
-var pasteMarker = lazy(`\[(?:Pasted text #\d+[^\]]*|Image #\d+[^\]]*|Pasted image[^\]]*)\]`)
-
-// headingLine and listLine are Markdown document structure.
-var (
-	headingLine = lazy(`^\s{0,3}#{1,6}\s+\S`)
-	fenceLine   = lazy("^\\s*(```|~~~)")
-)
-
-// isMachine reports whether one line looks machine-made or copied.
-func isMachine(line string) (string, bool) {
-	t := strings.TrimRight(line, " \t\r")
-	if t == "" {
-		return "", false
-	}
-	if machineLine.MatchString(t) {
-		return "output, trace, diff, code or table", true
-	}
-	if codeEnd.MatchString(t) {
-		return "code", true
-	}
-	// Few letters among the visible characters: data, not prose.
-	letters, visible := 0, 0
-	for _, r := range t {
-		if unicode.IsSpace(r) {
-			continue
-		}
-		visible++
-		if unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	if visible >= 12 && letters*2 < visible {
-		return "symbols and numbers", true
-	}
-	// Deep indentation is how terminals and documents lay out output.
-	if strings.HasPrefix(line, "\t") || strings.HasPrefix(line, "    ") {
-		return "indented block", true
-	}
-	return "", false
-}
-
 // line is one line of a turn, without its newline.
 type line struct {
 	start, end int
@@ -312,29 +100,74 @@ func proseLines(text string, ls []line) bool {
 // the assistant's earlier text; lines or runs of words copied from it are
 // pasted.
 //
-// The rules, line by line and then paragraph by paragraph: IDE context
-// blocks and Claude Code's paste placeholders are harness text; code
-// fences and what they enclose, stack traces, logs, command output, diffs,
-// pytest reports, shell prompts, tables, JSON and XML, bare paths and
-// quoted lines are pasted; from a "⏺" (Claude Code's marker of the
-// assistant's messages) to the end of its line is pasted, and so are runs
-// of words the assistant wrote. A paragraph whose lines are mostly pasted
-// is pasted whole except for its first and last lines if they read as
-// prose (the sentence typed above or below a paste); a document with two
-// or more Markdown headings is pasted from its first heading to its last
-// paragraph, unless that last paragraph is one or two lines of prose.
+// The rules run as passes over one marking, each only raising a byte's
+// kind (typed < pasted < harness):
+//
+//  1. harness: IDE context blocks and Claude Code's paste placeholders;
+//  2. lines: code fences and what they enclose, stack traces, logs,
+//     command output, diffs, pytest reports, shell prompts, tables, JSON
+//     and XML, bare paths, quoted lines, tickets; from a "⏺" (Claude
+//     Code's marker of the assistant's messages) to the end of its line,
+//     and runs of words the assistant wrote;
+//  3. other people's messages: a chat message under its sender-and-time
+//     line, an e-mail from its header lines (From:, Von:, De :, De:) or
+//     its "… wrote:" line, to the end of its paragraph;
+//  4. terminal-rendered text: when four or more lines, and two thirds of
+//     the non-blank ones, are indented by two spaces (another tool's
+//     answer or a brief copied from a terminal), the indented lines are
+//     pasted;
+//  5. paragraphs: one whose lines are mostly pasted is pasted whole except
+//     for its first and last lines if they read as prose (the sentence
+//     typed above or below a paste);
+//  6. documents: two or more Markdown headings make the text from the
+//     first heading on pasted, unless its last paragraph is one or two
+//     lines of prose.
 func Split(text string, echo *Echo) []Span {
-	n := len(text)
-	kind := make([]SpanKind, n)
-	why := make([]string, n)
-	mark := func(a, b int, k SpanKind, w string) {
-		for i := max(a, 0); i < min(b, n); i++ {
-			if k > kind[i] {
-				kind[i], why[i] = k, w
-			}
+	sp := newSplitter(text)
+	sp.harness()
+	sp.splitLines()
+	sp.classifyLines(echo)
+	sp.paragraphs()
+	sp.messages()
+	sp.indented()
+	sp.pastedParagraphs()
+	sp.documents()
+	return spans(sp.kind, sp.why)
+}
+
+// splitter is one turn being divided: each byte's kind and why, its lines
+// and paragraphs.
+type splitter struct {
+	text  string
+	kind  []SpanKind
+	why   []string
+	lines []line
+	paras [][2]int // line index ranges [a, b) of runs of non-blank lines
+}
+
+func newSplitter(text string) *splitter {
+	return &splitter{text: text, kind: make([]SpanKind, len(text)), why: make([]string, len(text))}
+}
+
+// mark raises bytes [a, b) to kind k, saying why.
+func (sp *splitter) mark(a, b int, k SpanKind, w string) {
+	for i := max(a, 0); i < min(b, len(sp.text)); i++ {
+		if k > sp.kind[i] {
+			sp.kind[i], sp.why[i] = k, w
 		}
 	}
-	// Harness: IDE blocks and paste placeholders.
+}
+
+// markLines marks lines [a, b) whole, newline included.
+func (sp *splitter) markLines(a, b int, k SpanKind, w string) {
+	if a < b {
+		sp.mark(sp.lines[a].start, sp.lines[b-1].end+1, k, w)
+	}
+}
+
+// harness marks IDE blocks and paste placeholders.
+func (sp *splitter) harness() {
+	text, n := sp.text, len(sp.text)
 	for _, bl := range ideBlocks {
 		for off := 0; off < n; {
 			i := strings.Index(text[off:], bl[0])
@@ -347,46 +180,53 @@ func Split(text string, echo *Echo) []Span {
 			if j >= 0 {
 				end = i + j + len(bl[1])
 			}
-			mark(i, end, Harness, "IDE or reminder block")
+			sp.mark(i, end, Harness, "IDE or reminder block")
 			off = end
 		}
 	}
 	for _, m := range pasteMarker.FindAllStringIndex(text, -1) {
-		mark(m[0], m[1], Harness, "paste placeholder")
+		sp.mark(m[0], m[1], Harness, "paste placeholder")
 	}
+}
 
-	var lines []line
+func (sp *splitter) splitLines() {
+	n := len(sp.text)
 	for off := 0; off <= n; {
-		e := strings.IndexByte(text[off:], '\n')
+		e := strings.IndexByte(sp.text[off:], '\n')
 		end := n
 		if e >= 0 {
 			end = off + e
 		}
-		lines = append(lines, line{start: off, end: end})
+		sp.lines = append(sp.lines, line{start: off, end: end})
 		if e < 0 {
 			break
 		}
 		off = end + 1
 	}
+}
+
+// classifyLines marks machine-made and copied lines, line by line.
+func (sp *splitter) classifyLines(echo *Echo) {
+	text, kind := sp.text, sp.kind
 	// inMsg: under a "⏺" line, Claude Code's terminal indents the rest of
 	// the assistant's message by two spaces; a pasted message goes on
 	// while its lines do.
 	inFence, inDiff, inMsg := false, false, false
-	for i := range lines {
-		l := &lines[i]
+	for i := range sp.lines {
+		l := &sp.lines[i]
 		s := text[l.start:l.end]
 		if allHarness(kind, l.start, l.end) {
 			l.blank = true
 			continue
 		}
 		if fenceLine.MatchString(s) {
-			mark(l.start, l.end+1, Pasted, "code block")
+			sp.mark(l.start, l.end+1, Pasted, "code block")
 			l.machine = true
 			inFence = !inFence
 			continue
 		}
 		if inFence {
-			mark(l.start, l.end+1, Pasted, "code block")
+			sp.mark(l.start, l.end+1, Pasted, "code block")
 			l.machine = true
 			continue
 		}
@@ -396,58 +236,142 @@ func Split(text string, echo *Echo) []Span {
 			continue
 		}
 		if inMsg && strings.HasPrefix(s, "  ") {
-			mark(l.start, l.end+1, Pasted, "the assistant's message")
+			sp.mark(l.start, l.end+1, Pasted, "the assistant's message")
 			l.machine = true
 			continue
 		}
 		inMsg = strings.ContainsAny(s, "⏺⎿")
 		if inDiff && (s[0] == '+' || s[0] == '-' || s[0] == ' ' || s[0] == '\\') {
-			mark(l.start, l.end+1, Pasted, "diff")
+			sp.mark(l.start, l.end+1, Pasted, "diff")
 			l.machine = true
 			continue
 		}
 		inDiff = diffHeader.MatchString(s)
 		if w, ok := isMachine(s); ok {
-			mark(l.start, l.end+1, Pasted, w)
+			sp.mark(l.start, l.end+1, Pasted, w)
 			l.machine = true
 			continue
 		}
 		if g := strings.IndexAny(s, "⏺⎿"); g > 0 {
-			mark(l.start+g, l.end+1, Pasted, "the assistant's message")
+			sp.mark(l.start+g, l.end+1, Pasted, "the assistant's message")
 		}
 		for _, r := range echo.echoed(s) {
-			mark(l.start+r[0], l.start+r[1], Pasted, "the assistant's words")
+			sp.mark(l.start+r[0], l.start+r[1], Pasted, "the assistant's words")
 		}
 		// What is left typed on the line must be more than a word or two.
 		if typedWords(text, kind, l.start, l.end) < 3 && !allTyped(kind, l.start, l.end) {
-			mark(l.start, l.end+1, Pasted, "the assistant's words")
+			sp.mark(l.start, l.end+1, Pasted, "the assistant's words")
 		}
 		l.machine = !allTyped(kind, l.start, l.end) && typedWords(text, kind, l.start, l.end) == 0
 		l.prose = !l.machine
 	}
+}
 
-	// Paragraphs: runs of non-blank lines.
-	var paras [][2]int // line index ranges [a, b)
-	for i := 0; i < len(lines); {
-		if lines[i].blank {
+// paragraphs collects the runs of non-blank lines.
+func (sp *splitter) paragraphs() {
+	for i := 0; i < len(sp.lines); {
+		if sp.lines[i].blank {
 			i++
 			continue
 		}
 		j := i
-		for j < len(lines) && !lines[j].blank {
+		for j < len(sp.lines) && !sp.lines[j].blank {
 			j++
 		}
-		paras = append(paras, [2]int{i, j})
+		sp.paras = append(sp.paras, [2]int{i, j})
 		i = j
 	}
-	first, last := -1, -1
-	if len(paras) > 0 {
-		first, last = 0, len(paras)-1
+}
+
+// Other people's messages pasted in: a chat message's sender-and-time
+// line (Slack, Teams, Discord copy it so), an e-mail's header lines in
+// four languages, a reply's "… wrote:" line.
+var (
+	chatHeader = lazy(`^\s*\p{Lu}[\pL'’.-]*(?:\s\p{Lu}[\pL'’.-]*){0,3}(?:,|\s+[—–-])?\s+\[?(?:(?:today|yesterday) at |(?:heute|gestern) um |(?:aujourd'hui|hier) à |(?:hoy|ayer) a las )?\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?\]?\s*$`)
+	mailHeader = lazy(`^\s*(?:From|To|Cc|Sent|Date|Subject|Von|An|Gesendet|Datum|Betreff|De|À|Envoyé|Objet|Para|Enviado|Fecha|Asunto)\s?:\s*\S`)
+	wroteLine  = lazy(`(?i)^\s*(?:on .+ wrote|am .+ schrieb .+|le .+ a écrit|el .+ escribió)\s?:\s*$`)
+)
+
+// messages marks other people's messages: from a chat header, or an
+// e-mail's first header line (two or more header lines make an e-mail),
+// or a "… wrote:" line, to the end of its paragraph; an e-mail whose
+// header stands alone takes the next paragraph (its body) too, unless
+// that is the turn's last. The last line of the turn stays typed when the
+// message ran into it (the question typed under a paste).
+func (sp *splitter) messages() {
+	for pi, p := range sp.paras {
+		for i := p[0]; i < p[1]; i++ {
+			s := sp.text[sp.lines[i].start:sp.lines[i].end]
+			from, end := -1, p[1]
+			switch {
+			case chatHeader.MatchString(s) && i+1 < p[1]:
+				from = i
+			case wroteLine.MatchString(s):
+				from = i
+			case mailHeader.MatchString(s) && i+1 < p[1] && mailHeader.MatchString(sp.text[sp.lines[i+1].start:sp.lines[i+1].end]):
+				from = i
+				if body := pi + 1; body < len(sp.paras)-1 && headersOnly(sp, p[0], p[1]) {
+					sp.markLines(sp.paras[body][0], sp.paras[body][1], Pasted, "a message from someone else")
+				}
+			}
+			if from < 0 {
+				continue
+			}
+			if pi == len(sp.paras)-1 && end-from >= 3 && sp.lines[end-1].prose {
+				end-- // the sentence typed under the message
+			}
+			sp.markLines(from, end, Pasted, "a message from someone else")
+			for j := from; j < end; j++ {
+				sp.lines[j].machine, sp.lines[j].prose = true, false
+			}
+			break
+		}
 	}
-	for pi, p := range paras {
+}
+
+// headersOnly reports whether lines [a, b) are all e-mail header lines.
+func headersOnly(sp *splitter, a, b int) bool {
+	for i := a; i < b; i++ {
+		if !mailHeader.MatchString(sp.text[sp.lines[i].start:sp.lines[i].end]) {
+			return false
+		}
+	}
+	return true
+}
+
+// indented marks text rendered by a terminal: people do not indent what
+// they type line by line, terminals indent what they print.
+func (sp *splitter) indented() {
+	in, all := 0, 0
+	for _, l := range sp.lines {
+		if l.blank {
+			continue
+		}
+		all++
+		if strings.HasPrefix(sp.text[l.start:l.end], "  ") {
+			in++
+		}
+	}
+	if in < 4 || in*3 < all*2 {
+		return
+	}
+	for i, l := range sp.lines {
+		if !l.blank && strings.HasPrefix(sp.text[l.start:l.end], "  ") {
+			sp.markLines(i, i+1, Pasted, "indented like terminal output")
+			sp.lines[i].machine, sp.lines[i].prose = true, false
+		}
+	}
+}
+
+// pastedParagraphs: a paragraph of three or more lines, mostly pasted, is
+// pasted whole, except a prose line at the very start or end of the
+// turn's text.
+func (sp *splitter) pastedParagraphs() {
+	first, last := 0, len(sp.paras)-1
+	for pi, p := range sp.paras {
 		machine := 0
 		for i := p[0]; i < p[1]; i++ {
-			if lines[i].machine {
+			if sp.lines[i].machine {
 				machine++
 			}
 		}
@@ -455,24 +379,24 @@ func Split(text string, echo *Echo) []Span {
 		if total < 3 || machine*2 < total {
 			continue
 		}
-		// Mostly pasted: the whole paragraph is, except a prose line at
-		// the very start or end of the turn's text.
 		for i := p[0]; i < p[1]; i++ {
-			keep := lines[i].prose && (i == p[0] && pi == first || i == p[1]-1 && pi == last)
+			keep := sp.lines[i].prose && (i == p[0] && pi == first || i == p[1]-1 && pi == last)
 			if !keep {
-				mark(lines[i].start, lines[i].end+1, Pasted, "inside pasted output")
+				sp.markLines(i, i+1, Pasted, "inside pasted output")
 			}
 		}
 	}
+}
 
-	// Documents: two or more Markdown headings make the text between the
-	// first heading and the end a pasted document; a short closing prose
-	// paragraph stays typed.
+// documents: two or more Markdown headings make the text between the
+// first heading and the end a pasted document; a short closing prose
+// paragraph stays typed.
+func (sp *splitter) documents() {
 	headings := 0
 	firstHeading := -1
-	for pi, p := range paras {
+	for pi, p := range sp.paras {
 		for i := p[0]; i < p[1]; i++ {
-			if headingLine.MatchString(text[lines[i].start:lines[i].end]) {
+			if headingLine.MatchString(sp.text[sp.lines[i].start:sp.lines[i].end]) {
 				headings++
 				if firstHeading < 0 {
 					firstHeading = pi
@@ -480,18 +404,17 @@ func Split(text string, echo *Echo) []Span {
 			}
 		}
 	}
-	if headings >= 2 {
-		end := len(paras)
-		lp := paras[len(paras)-1]
-		if lp[1]-lp[0] <= 2 && len(paras)-1 > firstHeading && proseLines(text, lines[lp[0]:lp[1]]) {
-			end--
-		}
-		for pi := firstHeading; pi < end; pi++ {
-			p := paras[pi]
-			mark(lines[p[0]].start, lines[p[1]-1].end+1, Pasted, "pasted document")
-		}
+	if headings < 2 {
+		return
 	}
-	return spans(kind, why)
+	end := len(sp.paras)
+	lp := sp.paras[len(sp.paras)-1]
+	if lp[1]-lp[0] <= 2 && len(sp.paras)-1 > firstHeading && proseLines(sp.text, sp.lines[lp[0]:lp[1]]) {
+		end--
+	}
+	for pi := firstHeading; pi < end; pi++ {
+		sp.markLines(sp.paras[pi][0], sp.paras[pi][1], Pasted, "pasted document")
+	}
 }
 
 func allHarness(kind []SpanKind, a, b int) bool {
@@ -552,40 +475,3 @@ func TypedParts(text string, spans []Span) []string {
 	}
 	return out
 }
-
-// Pattern is a regular expression compiled on first use: the hook binary
-// links the learning packages but never reads a transcript, and compiling
-// every rule at start-up cost it about 9 ms per SessionEnd.
-type Pattern struct {
-	once sync.Once
-	src  string
-	re   *regexp.Regexp
-}
-
-// Lazy returns the Pattern of src; it panics on first use if src does not
-// compile, as regexp.MustCompile does.
-func Lazy(src string) *Pattern { return &Pattern{src: src} }
-
-func (p *Pattern) get() *regexp.Regexp {
-	p.once.Do(func() { p.re = regexp.MustCompile(p.src) })
-	return p.re
-}
-
-// MatchString is regexp.Regexp.MatchString.
-func (p *Pattern) MatchString(s string) bool { return p.get().MatchString(s) }
-
-// ReplaceAllString is regexp.Regexp.ReplaceAllString.
-func (p *Pattern) ReplaceAllString(s, repl string) string { return p.get().ReplaceAllString(s, repl) }
-
-// FindStringSubmatch is regexp.Regexp.FindStringSubmatch.
-func (p *Pattern) FindStringSubmatch(s string) []string { return p.get().FindStringSubmatch(s) }
-
-// FindStringIndex is regexp.Regexp.FindStringIndex.
-func (p *Pattern) FindStringIndex(s string) []int { return p.get().FindStringIndex(s) }
-
-// FindAllStringIndex is regexp.Regexp.FindAllStringIndex.
-func (p *Pattern) FindAllStringIndex(s string, n int) [][]int {
-	return p.get().FindAllStringIndex(s, n)
-}
-
-func lazy(src string) *Pattern { return Lazy(src) }

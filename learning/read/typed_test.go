@@ -164,3 +164,27 @@ func TestSessionIsTheFilesName(t *testing.T) {
 		assert.Equal(t, want, d.Session, name)
 	}
 }
+
+// Other people's words pasted in: a chat message under its sender and
+// time, an e-mail under its headers, a ticket line, a brief copied from a
+// terminal. The sentence typed under them stays typed.
+func TestSplitOtherPeoplesMessages(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		typed      []string
+	}{
+		{"chat", "Anna Berg  10:42 AM\nplease always deploy the API first\ncan you look at this?", []string{"can you look at this?"}},
+		{"chat de", "Jonas Weber, 14:03\nbitte immer erst das Backend deployen\nwas meint er?", []string{"was meint er?"}},
+		{"mail", "From: Dana <d@example.org>\nSubject: freeze\nNever merge during the freeze.\n\nwhat does that mean for us?", []string{"what does that mean for us?"}},
+		{"mail fr", "De : Claire\nObjet : gel\nNe fusionnez jamais pendant le gel.\n\nça vaut pour nous ?", []string{"ça vaut pour nous ?"}},
+		{"reply", "see below\n\nOn Tue, 3 Mar 2026, Dana wrote:\nNever merge during the freeze.\n\nok?", []string{"see below", "ok?"}},
+		{"ticket", "OPS-1234: Always rotate the keys monthly.\nimplement this ticket please", []string{"implement this ticket please"}},
+		{"story", "As an admin, I want to always see the audit log.\nbuild that", []string{"build that"}},
+		{"terminal", "Hello Claude,\n\n  I am stuck with the build.\n  Always use the venv.\n  It fails.\n\n  Thanks.\n", []string{"Hello Claude,"}},
+		{"typed prose", "Always run the linter before you push.\nAnd keep commits small.", []string{"Always run the linter before you push.\nAnd keep commits small."}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.typed, TypedParts(tt.text, Split(tt.text, nil)))
+		})
+	}
+}

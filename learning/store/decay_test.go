@@ -50,7 +50,9 @@ func TestFadedCandidatesArePrunedOnlyAfterTheUserSawThem(t *testing.T) {
 	fade := func(from, n int) MergeStats {
 		var st MergeStats
 		for i := range n {
-			st = MergeAt(&p, batch(fmt.Sprint("a", from+i), "/a", t0.Add(time.Duration(from+i+1)*time.Hour)), t0)
+			b := batch(fmt.Sprint("a", from+i), "/a", t0.Add(time.Duration(from+i+1)*time.Hour))
+			b.Now = t0
+			st = Merge(&p, b)
 		}
 		return st
 	}
@@ -101,7 +103,7 @@ func TestMergeOrderDoesNotMatter(t *testing.T) {
 	merge := func(order []int) Profile {
 		var p Profile
 		for _, i := range order {
-			MergeAt(&p, batches[i], t0)
+			Merge(&p, batches[i])
 		}
 		SortEntries(p.Entries)
 		return p

@@ -45,6 +45,9 @@ type Batch struct {
 	// Reinforced confirms a project candidate once ReinforceAt sessions
 	// support it (learning.publish = "reinforced"); see Confirm.
 	Reinforced bool
+	// Now is the wall-clock time of the merge, recorded with each prune
+	// (Profile.Pruned); zero means time.Now().
+	Now time.Time
 }
 
 // MergeStats says what a merge did. Confirmed counts candidates the merge
@@ -70,11 +73,10 @@ type MergeStats struct {
 // dangerous flag is confirmed. Nothing moves to the global scope here:
 // that takes the user.
 func Merge(p *Profile, b Batch) MergeStats {
-	return MergeAt(p, b, time.Now())
-}
-
-// MergeAt is Merge with the wall-clock time a prune is recorded at.
-func MergeAt(p *Profile, b Batch, now time.Time) MergeStats {
+	now := b.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	var st MergeStats
 	at := b.At.UTC()
 	for _, o := range b.Observations {
