@@ -30,7 +30,7 @@ func FromTool(name string, input []byte, cwd string, failed bool, output string,
 		if off, lim := in.Get("offset").Int(), in.Get("limit").Int(); off > 0 || lim > 0 {
 			lines = fmt.Sprintf("%d+%d", off, lim)
 		}
-		return Call{Kind: Read, Path: path, Lines: lines}
+		return Call{Kind: Read, Path: path, Lines: lines, Output: output}
 	case "Edit":
 		return Call{Kind: Edit, Path: path, Pairs: []Pair{{Old: in.Get("old_string").Str, New: in.Get("new_string").Str}}}
 	case "MultiEdit":
@@ -50,6 +50,9 @@ func FromTool(name string, input []byte, cwd string, failed bool, output string,
 func absPath(p, cwd string) string {
 	if p == "" {
 		return ""
+	}
+	if len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') {
+		return p // a Windows path: absolute, as the transcript wrote it
 	}
 	if !filepath.IsAbs(p) && cwd != "" {
 		p = filepath.Join(cwd, p)

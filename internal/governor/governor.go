@@ -13,16 +13,18 @@
 // The rules (thresholds in Thresholds, chosen on the replay panel of
 // docs/governor.md):
 //
-//   - repeat: the same command (whitespace collapsed) run Repeat times with
-//     no edit between; it cannot give another result. This is the
-//     no-reread hook's loop breaker, whose alternating denial reads Runs.
+//   - repeat: the same command (whitespace collapsed) run Repeat times in a
+//     row with the same output and no edit between. This is the no-reread
+//     hook's loop breaker, whose alternating denial reads Runs.
 //   - unchanged: the same command failing with the same output Unchanged
 //     times in a row, edits between or not: the edits are not reaching it.
-//   - revert: an edit that restores text an earlier edit of the same file
-//     replaced (an Edit whose old and new text swap an earlier one's, or a
-//     Write of content the file had before the write that replaced it).
-//   - reread: the same lines of a file read Reread times with no edit of it
-//     between.
+//   - revert: the same change undone Revert times: an edit that restores
+//     text an earlier edit of the same file replaced (an Edit whose old and
+//     new text swap an earlier one's, or a Write of content the file had
+//     before the write that replaced it), counted per file and pair of
+//     texts, so adding and then removing debug lines once does not count.
+//   - reread: the same lines of a file read Reread times, giving the same
+//     content, with no edit of it between.
 //   - stall: StallCalls calls in a row that touch no file not touched
 //     before, while the context grew by StallTokens; only where the caller
 //     knows the context size (Call.Tokens).
@@ -106,7 +108,7 @@ type Thresholds struct {
 }
 
 // Defaults are the thresholds chosen on the replay panel (docs/governor.md).
-var Defaults = Thresholds{Repeat: 3, Unchanged: 3, Revert: 2, Reread: 3, StallCalls: 40, StallTokens: 60000}
+var Defaults = Thresholds{Repeat: 3, Unchanged: 3, Revert: 2, Reread: 3, StallCalls: 60, StallTokens: 60000}
 
 // Fire is a detected loop.
 type Fire struct {
@@ -125,16 +127,19 @@ const maxSwaps = 32
 
 // State is everything the rules remember of a context, as JSON.
 type State struct {
-	// Runs counts each command since the last edit (repeat); Tries counts
-	// the loop breaker's attempts once a command reached its threshold.
-	Runs  map[string]int `json:"runs,omitempty"`
-	Tries map[string]int `json:"tries,omitempty"`
-	// Fails holds, per command, the hash of its last failing output and
-	// how many times in a row it failed with it (unchanged).
-	Fails map[string]Fail `json:"fails,omitempty"`
-	// Reads counts reads of the same lines per file since its last edit.
-	Reads map[string]int `json:"reads,omitempty"`
-	// Swaps are the last edits (revert); Reverts counts reverts per file.
+	// Runs counts each command's runs in a row with the same output since
+	// the last edit (repeat); Tries counts the loop breaker's attempts once
+	// a command reached its threshold.
+	Runs  map[string]Seen `json:"runs,omitempty"`
+	Tries map[string]int  `json:"tries,omitempty"`
+	// Fails counts, per command, its failures in a row with the same
+	// output, edits between or not (unchanged).
+	Fails map[string]Seen `json:"fails,omitempty"`
+	// Reads counts reads of the same lines of a file, giving the same
+	// content, since its last edit.
+	Reads map[string]Seen `json:"reads,omitempty"`
+	// Swaps are the last edits (revert); Reverts counts how often each
+	// change (a file and a pair of texts) was undone.
 	Swaps   []Swap         `json:"swaps,omitempty"`
 	Reverts map[string]int `json:"reverts,omitempty"`
 	// Touched holds every file read or edited; Quiet counts the calls since
@@ -150,10 +155,26 @@ type State struct {
 	Held *Fire `json:"held,omitempty"`
 }
 
-// Fail is a command's run of identical failures.
-type Fail struct {
+// Seen is a run of identical results: the hash of the output (settled,
+// see Settle) and how many times in a row it came.
+type Seen struct {
 	Output string `json:"output"`
 	Count  int    `json:"count"`
+}
+
+// see counts one more result of key k with output out in m: the run goes on
+// when the output is the same, and starts afresh when it differs.
+func see(m map[string]Seen, k, out string) (map[string]Seen, int) {
+	if m == nil || (len(m) >= maxKeys && m[k].Count == 0) {
+		m = map[string]Seen{}
+	}
+	r := m[k]
+	if r.Output != out {
+		r = Seen{Output: out}
+	}
+	r.Count++
+	m[k] = r
+	return m, r.Count
 }
 
 // Swap is one edit: the file and the hashes of the text replaced and the
@@ -234,7 +255,7 @@ func (s *State) forgetReads(path string) {
 // It returns whether to deny and how often the command ran.
 func (s *State) Attempt(cmd string, n int) (deny bool, runs int) {
 	k := Key(cmd)
-	runs = s.Runs[k]
+	runs = s.Runs[k].Count
 	if n <= 0 || runs < n {
 		return false, runs
 	}
@@ -252,7 +273,7 @@ func (s *State) Forget() bool {
 }
 
 // RunsOf returns how often cmd ran since the last edit.
-func (s *State) RunsOf(cmd string) int { return s.Runs[Key(cmd)] }
+func (s *State) RunsOf(cmd string) int { return s.Runs[Key(cmd)].Count }
 
 func bump(m map[string]int, k string) map[string]int {
 	if m == nil || len(m) >= maxKeys {

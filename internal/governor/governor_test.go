@@ -54,6 +54,8 @@ func TestRules(t *testing.T) {
 	}{
 		{"repeat with no edit between", []Call{cmd("ls  -l", false, "a"), cmd("ls -l", false, "a"), cmd("ls -l\n", false, "a"), cmd("ls -l", false, "a")},
 			[]Rule{"", "", Repeat, ""}},
+		{"a different output breaks it (the world changed)", []Call{cmd("git status", false, "dirty"), cmd("git status", false, "dirty"), cmd("git commit -m x", false, ""), cmd("git status", false, "clean")},
+			[]Rule{"", "", "", ""}},
 		{"an edit breaks the repeat streak", []Call{cmd("ls", false, ""), cmd("ls", false, ""), edit("/a", "x", "y"), cmd("ls", false, ""), cmd("ls", false, "")},
 			[]Rule{"", "", "", "", ""}},
 		{"a shell edit breaks it too", []Call{cmd("ls", false, ""), cmd("ls", false, ""), {Kind: Command, Command: "sed -i s/a/b/ f", Edits: []string{"/f"}}, cmd("ls", false, "")},
@@ -80,6 +82,8 @@ func TestRules(t *testing.T) {
 			[]Rule{"", "", ""}},
 		{"an edit of the file forgets its reads", []Call{read("/r"), read("/r"), edit("/r", "a", "b"), read("/r")},
 			[]Rule{"", "", "", ""}},
+		{"a read of changed content is no reread", []Call{{Kind: Read, Path: "/log", Output: "a"}, {Kind: Read, Path: "/log", Output: "ab"}, {Kind: Read, Path: "/log", Output: "abc"}},
+			[]Rule{"", "", ""}},
 		{"an edit elsewhere keeps them", []Call{read("/r"), read("/r"), edit("/q", "a", "b"), read("/r")},
 			[]Rule{"", "", "", Reread}},
 	}
@@ -88,6 +92,16 @@ func TestRules(t *testing.T) {
 			assert.Equal(t, tt.want, run(th, tt.calls...))
 		})
 	}
+}
+
+// TestRevertPerChange: at threshold 2 the same change must be undone twice;
+// adding debug lines and removing them once, in two places, is no loop.
+func TestRevertPerChange(t *testing.T) {
+	th := Thresholds{Revert: 2}
+	got := run(th, edit("/a", "x", "x // debug"), edit("/a", "y", "y // debug"), edit("/a", "x // debug", "x"), edit("/a", "y // debug", "y"))
+	assert.Equal(t, []Rule{"", "", "", ""}, got)
+	got = run(th, edit("/a", "x", "x2"), edit("/a", "x2", "x"), edit("/a", "x", "x2"), edit("/a", "x2", "x"))
+	assert.Equal(t, []Rule{"", "", Revert, ""}, got, "the third edit undoes the change a second time")
 }
 
 func TestStall(t *testing.T) {
@@ -149,7 +163,7 @@ func TestFromTool(t *testing.T) {
 		return []string{cwd + "/f.go"}, false
 	})
 	assert.Equal(t, Call{Kind: Command, Command: "sed -i s/a/b/ f.go", Edits: []string{"/w/f.go"}, Failed: true, Output: "boom"}, c)
-	assert.Equal(t, Call{Kind: Read, Path: "/w/a.go", Lines: "10+20"}, FromTool("Read", []byte(`{"file_path":"a.go","offset":10,"limit":20}`), "/w", false, "", nil))
+	assert.Equal(t, Call{Kind: Read, Path: "/w/a.go", Lines: "10+20", Output: "x"}, FromTool("Read", []byte(`{"file_path":"a.go","offset":10,"limit":20}`), "/w", false, "x", nil))
 	assert.Equal(t, Call{Kind: Edit, Path: "/a", Pairs: []Pair{{"1", "2"}, {"3", "4"}}},
 		FromTool("MultiEdit", []byte(`{"file_path":"/a","edits":[{"old_string":"1","new_string":"2"},{"old_string":"3","new_string":"4"}]}`), "", false, "", nil))
 	assert.Equal(t, Call{Kind: Edit, Path: "/a", Whole: true, Pairs: []Pair{{New: "x"}}}, FromTool("Write", []byte(`{"file_path":"/a","content":"x"}`), "", false, "", nil))

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
 
 	"github.com/synaxi/synaxi/internal/transcript"
 )
@@ -98,10 +100,21 @@ func summary(tool string, c Call) string {
 	switch {
 	case c.Kind == Command:
 		return short(Normalize(c.Command))
+	case c.Kind == Edit && len(c.Pairs) == 1 && !c.Whole:
+		return fmt.Sprintf("%s: %s → %s", filepath.Base(c.Path), clip(c.Pairs[0].Old), clip(c.Pairs[0].New))
 	case c.Path != "" && c.Lines != "":
 		return c.Path + " @" + c.Lines
 	case c.Path != "":
 		return c.Path
 	}
 	return tool
+}
+
+// clip is an edit text on one line, shortened for a listing.
+func clip(s string) string {
+	s = Normalize(s)
+	if r := []rune(s); len(r) > 40 {
+		s = string(r[:40]) + "…"
+	}
+	return strconv.Quote(s)
 }

@@ -9,25 +9,22 @@ import (
 // file replaced, and records the edit.
 func (s *State) revert(c Call, th Thresholds) (Fire, bool) {
 	file := hash(c.Path)
-	reverted := false
+	n := 0
 	for _, p := range c.Pairs {
 		sw := Swap{File: file, New: hash(p.New)}
 		if !c.Whole {
 			sw.Old = hash(p.Old)
 		}
-		if s.undoes(sw) {
-			reverted = true
+		if c.Path != "" && s.undoes(sw) {
+			k := file + ":" + min(sw.Old, sw.New) + max(sw.Old, sw.New)
+			s.Reverts = bump(s.Reverts, k)
+			n = max(n, s.Reverts[k])
 		}
 		s.Swaps = append(s.Swaps, sw)
 	}
 	if over := len(s.Swaps) - maxSwaps; over > 0 {
 		s.Swaps = append([]Swap(nil), s.Swaps[over:]...)
 	}
-	if !reverted || c.Path == "" {
-		return Fire{}, false
-	}
-	s.Reverts = bump(s.Reverts, file)
-	n := s.Reverts[file]
 	return Fire{Rule: Revert, Count: n, Subject: short(c.Path)}, th.Revert > 0 && n == th.Revert
 }
 
@@ -64,33 +61,28 @@ func (s *State) changedSince(i int, file string) bool {
 	return false
 }
 
-// command counts a command's runs (repeat) and its identical failures
-// (unchanged). A command that edits files counts only towards unchanged.
+// command counts a command's identical runs (repeat) and identical
+// failures (unchanged). A command that edits files counts only towards
+// unchanged.
 func (s *State) command(c Call, edits bool, th Thresholds) (Fire, bool) {
 	k := Key(c.Command)
 	subject := short(Normalize(c.Command))
+	out := hash(Settle(c.Output))
 	var fires []Fire
 	if !edits {
-		s.Runs = bump(s.Runs, k)
-		if n := s.Runs[k]; th.Repeat > 0 && n == th.Repeat {
+		var n int
+		s.Runs, n = see(s.Runs, k, out)
+		if th.Repeat > 0 && n == th.Repeat {
 			fires = append(fires, Fire{Rule: Repeat, Count: n, Subject: subject})
 		}
 	}
 	if !c.Failed {
 		delete(s.Fails, k)
 	} else {
-		out := hash(Settle(c.Output))
-		f := s.Fails[k]
-		if f.Output != out {
-			f = Fail{Output: out}
-		}
-		f.Count++
-		if s.Fails == nil || (len(s.Fails) >= maxKeys && s.Fails[k].Count == 0) {
-			s.Fails = map[string]Fail{}
-		}
-		s.Fails[k] = f
-		if th.Unchanged > 0 && f.Count == th.Unchanged {
-			fires = append(fires, Fire{Rule: Unchanged, Count: f.Count, Subject: subject})
+		var n int
+		s.Fails, n = see(s.Fails, k, out)
+		if th.Unchanged > 0 && n == th.Unchanged {
+			fires = append(fires, Fire{Rule: Unchanged, Count: n, Subject: subject})
 		}
 	}
 	if len(fires) == 0 {
@@ -99,11 +91,12 @@ func (s *State) command(c Call, edits bool, th Thresholds) (Fire, bool) {
 	return fires[0], true
 }
 
-// read counts reads of the same lines of a file since its last edit.
+// read counts reads of the same lines of a file, with the same content,
+// since its last edit.
 func (s *State) read(c Call, th Thresholds) (Fire, bool) {
 	k := hash(c.Path) + ":" + hash(c.Lines)
-	s.Reads = bump(s.Reads, k)
-	n := s.Reads[k]
+	var n int
+	s.Reads, n = see(s.Reads, k, hash(c.Output))
 	return Fire{Rule: Reread, Count: n, Subject: short(c.Path)}, th.Reread > 0 && n == th.Reread
 }
 

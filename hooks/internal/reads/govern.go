@@ -35,7 +35,7 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 		return governor.Fire{}, false, nil
 	}
 	failed, output := toolResult(in)
-	c := governor.FromTool(in.ToolName, []byte(in.ToolInput.Raw), in.Cwd, failed, output, shellEdits)
+	c := governor.FromTool(in.ToolName, []byte(in.ToolInput.Raw), in.Cwd, failed, output, ShellEdits)
 	var (
 		fire governor.Fire
 		ok   bool
@@ -65,12 +65,16 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 }
 
 // toolResult is whether a finished call failed and the output the model saw
-// of it: PostToolUseFailure's error, or a Bash call's stdout and stderr.
+// of it: PostToolUseFailure's error, a Read's content, or a Bash call's
+// stdout and stderr.
 func toolResult(in *hookio.Input) (failed bool, output string) {
 	if in.HookEventName == "PostToolUseFailure" {
 		return true, in.ToolError
 	}
 	r := in.ToolResponse
+	if in.ToolName == "Read" {
+		return false, r.Get("file.content").Str
+	}
 	out := r.Get("stdout").Str
 	if e := r.Get("stderr").Str; e != "" {
 		out += "\n" + e
@@ -78,9 +82,9 @@ func toolResult(in *hookio.Input) (failed bool, output string) {
 	return r.Get("is_error").Bool() || r.Get("interrupted").Bool(), out
 }
 
-// shellEdits is the governor's view of a command line: the files it may
+// ShellEdits is the governor's view of a command line: the files it may
 // change and whether it may change files it does not name.
-func shellEdits(cmd, cwd string) ([]string, bool) {
+func ShellEdits(cmd, cwd string) ([]string, bool) {
 	an := shellread.Parse(cmd, cwd)
 	var edits []string
 	for _, e := range an.Edits {

@@ -68,9 +68,6 @@ type Analysis struct {
 	OnlyReads bool
 }
 
-// Normalize is the loop breaker's key for a command: whitespace collapsed.
-func Normalize(cmd string) string { return strings.Join(strings.Fields(cmd), " ") }
-
 // Parse analyses a command line run in directory dir ("" leaves relative
 // paths as written). The line is parsed as bash by mvdan.cc/sh's parser
 // and walked in execution order. A line that does not parse (the shell

@@ -1,7 +1,6 @@
 package shellread
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -290,10 +289,6 @@ func TestRelativeWithoutDir(t *testing.T) {
 	assert.Nil(t, Parse("cd - && cat a.go", "/w").Reads)
 }
 
-func TestNormalize(t *testing.T) {
-	assert.Equal(t, "go test ./...", Normalize("  go   test\t./...\n"))
-}
-
 func FuzzParse(f *testing.F) {
 	for _, s := range []string{"cat a.go | head -5", "sed -n '1,2p;3q' x", "awk 'NR==1,NR==2' y",
 		"cat <<EOF\nx\nEOF\ncat b", `echo "$(cat a)" > b`, "bash -c 'mv a b'", "tail -n +3 a | tail -2",
@@ -320,7 +315,6 @@ func FuzzParse(f *testing.F) {
 		if a.OnlyReads && (len(a.Reads) == 0 || len(a.Edits) > 0 || a.Global) {
 			t.Fatalf("inconsistent %+v", a)
 		}
-		_ = strings.TrimSpace(Normalize(cmd))
 	})
 }
 
