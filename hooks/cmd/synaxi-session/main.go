@@ -54,6 +54,15 @@ const (
 	minProxyWait = 100 * time.Millisecond
 )
 
+// guidanceMargin is kept free of the output cap beside a trim block and
+// the guidance (the blank line between them, and room for a count in
+// characters that differs from one in bytes); below minGuidance
+// characters no guidance is given (the smallest guidance.max_chars).
+const (
+	guidanceMargin = 200
+	minGuidance    = 500
+)
+
 // pruneAge is how long an idle no-reread context or visibility export is
 // kept.
 const pruneAge = 7 * 24 * time.Hour
@@ -125,15 +134,23 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 		trim.Prune(d, pruneAge, now)
 		statefile.PruneTemps(d.StatePath(), tempAge, now)
 	}
-	guide, gerr := session.Guidance(d, cfg.Guidance, in, now)
-	if gerr != nil && err == nil {
-		err = gerr
-	}
-	// After /clear, what `synaxi trim` staged comes first: the guidance
-	// after it is what the output cap cuts if the two are too long.
+	// After /clear, what `synaxi trim` staged comes first; the guidance
+	// after it gets what is left of Claude Code's output cap.
 	carried, msg, terr := session.Trimmed(d, in, now)
 	if terr != nil && err == nil {
 		err = terr
+	}
+	gcfg := cfg.Guidance
+	if carried != "" {
+		gcfg.MaxChars = min(gcfg.MaxChars, hookio.MaxText-len(carried)-guidanceMargin)
+	}
+	guide := ""
+	if gcfg.MaxChars >= minGuidance {
+		var gerr error
+		guide, gerr = session.Guidance(d, gcfg, in, now)
+		if gerr != nil && err == nil {
+			err = gerr
+		}
 	}
 	guide = joinText(carried, guide)
 	base := getenv("ANTHROPIC_BASE_URL")

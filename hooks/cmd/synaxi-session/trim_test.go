@@ -2,13 +2,20 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/trim"
+	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // After /clear, SessionStart gives the staged trim once; resume, compact,
@@ -55,4 +62,40 @@ func TestStartGivesStagedTrimOnceAfterClear(t *testing.T) {
 	stage(time.Now().Add(-time.Second))
 	assert.Empty(t, start(startInput("clear")).HookSpecificOutput.AdditionalContext, "expired")
 	assert.NoFileExists(t, trim.StagePath(w.dirs, "/work"), "an expired stage is removed")
+}
+
+// A trim block and a large learned guidance share Claude Code's output
+// cap: the block comes whole and first, the guidance within what is left.
+func TestStagedTrimAndGuidanceShareTheCap(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	profiles := store.Open(publish.ProfileDir(w.dirs))
+	_, err := profiles.Update("test", func(p *store.Profile) error {
+		for i := range 80 {
+			text := fmt.Sprintf("rule %02d: always keep the public API of package %02d stable across releases", i, i)
+			p.Entries = append(p.Entries, store.Entry{ID: store.NewID(store.ScopeProject, repo, store.Guards, text),
+				Scope: store.ScopeProject, Project: repo, Dimension: store.Guards, Text: text,
+				Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
+				State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
+				Evidence: []store.Evidence{{Session: "s-1", UUID: fmt.Sprintf("u-%d", i), Timestamp: ts, Quote: text}}})
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	block := "# Carried over by synaxi trim\n" + strings.Repeat("- a carried line of the trimmed session\n", 149)
+	require.Less(t, len(block), trim.MaxChars+1)
+	require.NoError(t, trim.Save(w.dirs, &trim.Stage{Project: repo, Session: "s-6", Expires: time.Now().Add(time.Hour), Block: block}))
+
+	in := startInput("clear")
+	in["cwd"] = repo
+	out, _ := w.run(t, "start", in)
+	var r struct{ HookSpecificOutput struct{ AdditionalContext string } }
+	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
+	ctx := r.HookSpecificOutput.AdditionalContext
+	assert.True(t, strings.HasPrefix(ctx, block), "the block comes whole and first")
+	assert.Contains(t, ctx[len(block):], "always keep the public API", "the guidance follows")
+	assert.LessOrEqual(t, len(ctx), hookio.MaxText)
+	assert.False(t, strings.HasSuffix(ctx, "…"), "nothing cut by the output cap")
 }
