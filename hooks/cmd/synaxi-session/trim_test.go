@@ -91,7 +91,9 @@ func TestStagedTrimAndGuidanceShareTheCap(t *testing.T) {
 	in := startInput("clear")
 	in["cwd"] = repo
 	out, _ := w.run(t, "start", in)
-	var r struct{ HookSpecificOutput struct{ AdditionalContext string } }
+	var r struct {
+		HookSpecificOutput struct{ AdditionalContext string }
+	}
 	require.NoError(t, json.Unmarshal([]byte(out), &r), out)
 	ctx := r.HookSpecificOutput.AdditionalContext
 	assert.True(t, strings.HasPrefix(ctx, block), "the block comes whole and first")
