@@ -182,3 +182,9 @@ func TestQuestion(t *testing.T) {
 		assert.Equal(t, want, question(text), text)
 	}
 }
+
+func TestOneLine(t *testing.T) {
+	assert.Equal(t, "git commit -m x …", oneLine("git commit -m x\nbody", 100))
+	assert.Equal(t, "abcde…", oneLine("abcdefgh\nmore", 8), "8 bytes with the mark")
+	assert.Equal(t, "abcdefgh", oneLine("abcdefgh", 8))
+}

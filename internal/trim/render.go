@@ -204,7 +204,7 @@ func relative(path, cwd string) string {
 func oneLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return cut(s[:i], n-len("…")) + "…"
+		s = strings.TrimRight(s[:i], " ") + " …"
 	}
 	return cut(s, n)
 }
