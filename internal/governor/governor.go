@@ -27,7 +27,8 @@
 //     content, with no edit of it between.
 //   - stall: StallCalls calls in a row that touch no file not touched
 //     before, while the context grew by StallTokens; only where the caller
-//     knows the context size (Call.Tokens).
+//     knows the context size (Call.Tokens: the hook reads it from the end
+//     of the transcript, the replay from each request's usage).
 //
 // One call fires at most one rule, in the order above; each rule fires once
 // per streak (when its count reaches the threshold), so a loop that goes on

@@ -317,3 +317,48 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// tailWindow is how much of a transcript's end LastPromptTokens reads.
+const tailWindow = 256 << 10
+
+// LastPromptTokens is the prompt size (uncached input, cache reads and
+// cache writes) of the last assistant record within the last 256 KiB of a
+// transcript: the context the latest request sent. It reads only the file's
+// end, so its cost does not grow with the session; 0 when no assistant
+// record with usage is there.
+func LastPromptTokens(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("open transcript: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat transcript: %w", err)
+	}
+	off := max(st.Size()-tailWindow, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return 0, fmt.Errorf("read transcript: %w", err)
+	}
+	lines := bytes.Split(buf, []byte{'\n'})
+	for i := len(lines) - 1; i >= 0; i-- {
+		if i == 0 && off > 0 {
+			break // cut by the window
+		}
+		l := lines[i]
+		if !bytes.Contains(l, []byte(`"assistant"`)) || !bytes.Contains(l, []byte(`"usage"`)) {
+			continue
+		}
+		var rec struct {
+			Type    string `json:"type"`
+			Message struct {
+				Usage *Usage `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &rec) == nil && rec.Type == TypeAssistant && rec.Message.Usage != nil {
+			return rec.Message.Usage.PromptTokens(), nil
+		}
+	}
+	return 0, nil
+}

@@ -497,3 +497,36 @@ func BenchmarkReadFixture(b *testing.B) {
 		}
 	}
 }
+
+func TestLastPromptTokens(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	lines := `{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":5,"cache_read_input_tokens":100,"cache_creation_input_tokens":20}}}
+{"type":"user","message":{"role":"user","content":"x"}}
+{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":7,"cache_read_input_tokens":300,"cache_creation_input_tokens":1}}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"usage"}]}}
+`
+	require.NoError(t, os.WriteFile(path, []byte(lines), 0o600))
+	n, err := LastPromptTokens(path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(308), n, "the last assistant record's prompt")
+
+	big := strings.Repeat(`{"type":"user","message":{"role":"user","content":"`+strings.Repeat("y", 1000)+`"}}`+"\n", 300)
+	require.NoError(t, os.WriteFile(path, []byte(lines+big), 0o600))
+	n, err = LastPromptTokens(path)
+	require.NoError(t, err)
+	assert.Zero(t, n, "none within the window")
+
+	_, err = LastPromptTokens(filepath.Join(dir, "missing.jsonl"))
+	assert.Error(t, err)
+}
+
+// BenchmarkLastPromptTokens is the post hook's read of the context size:
+// the end of a real 2.7 MB transcript.
+func BenchmarkLastPromptTokens(b *testing.B) {
+	for b.Loop() {
+		if n, err := LastPromptTokens(fixturePath); err != nil || n == 0 {
+			b.Fatal(n, err)
+		}
+	}
+}

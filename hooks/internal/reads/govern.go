@@ -11,6 +11,7 @@ import (
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/internal/transcript"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -36,6 +37,7 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 	}
 	failed, output := toolResult(in)
 	c := governor.FromTool(in.ToolName, []byte(in.ToolInput.Raw), in.Cwd, failed, output, ShellEdits)
+	c.Tokens = contextTokens(in)
 	var (
 		fire governor.Fire
 		ok   bool
@@ -62,6 +64,25 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 		c.LastLoop = &ledger.LoopFire{Rule: string(fire.Rule), Subject: fire.Subject, Count: fire.Count,
 			Mode: string(s.Mode), Agent: in.AgentID, At: s.Now()}
 	})
+}
+
+// contextTokens is the prompt size of the request that issued the call,
+// read from the end of the context's transcript (a subagent's own file
+// beside the session's); 0 when it cannot be read, which leaves the stall
+// rule off for the call.
+func contextTokens(in *hookio.Input) int64 {
+	path := in.TranscriptPath
+	if path == "" {
+		return 0
+	}
+	if in.AgentID != "" {
+		path = filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-"+in.AgentID+".jsonl")
+	}
+	n, err := transcript.LastPromptTokens(path)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // toolResult is whether a finished call failed and the output the model saw

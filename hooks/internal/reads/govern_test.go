@@ -1,0 +1,57 @@
+package reads
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/synaxi/synaxi/internal/governor"
+)
+
+// TestGovernStall: the hook reads the context size from the end of the
+// transcript, so the stall rule fires live: a subagent's calls are sized by
+// its own file beside the session's.
+func TestGovernStall(t *testing.T) {
+	for _, agent := range []string{"", "a1"} {
+		t.Run("agent="+agent, func(t *testing.T) {
+			e := newEnv(t)
+			e.agent = agent
+			main := filepath.Join(t.TempDir(), e.sess+".jsonl")
+			file := main
+			if agent != "" {
+				file = filepath.Join(strings.TrimSuffix(main, ".jsonl"), "subagents", "agent-"+agent+".jsonl")
+				require.NoError(t, os.MkdirAll(filepath.Dir(file), 0o700))
+				require.NoError(t, os.WriteFile(main, []byte(`{"type":"assistant","message":{"usage":{"input_tokens":1}}}`+"\n"), 0o600))
+			}
+			size := func(tokens int) {
+				line := fmt.Sprintf(`{"type":"assistant","message":{"role":"assistant","usage":{"input_tokens":%d}}}`+"\n", tokens)
+				require.NoError(t, os.WriteFile(file, []byte(line), 0o600))
+			}
+			call := func(tool string, input map[string]any, resp map[string]any) (governor.Fire, bool) {
+				in := e.input("PostToolUse", tool, input, resp)
+				in.TranscriptPath = main
+				f, ok, err := e.s.Govern(in)
+				require.NoError(t, err)
+				return f, ok
+			}
+			p := e.file("a.go", 3)
+			size(10_000)
+			_, ok := call("Read", map[string]any{"file_path": p}, map[string]any{"file": map[string]any{"content": "x"}})
+			require.False(t, ok)
+			var fired []int
+			for i := 1; i <= governor.Defaults.StallCalls+5; i++ {
+				size(10_000 + 1_500*i)
+				if f, ok := call("Bash", map[string]any{"command": fmt.Sprintf("ls dir%d", i)}, map[string]any{"stdout": "x"}); ok {
+					assert.Equal(t, governor.Stall, f.Rule)
+					fired = append(fired, i)
+				}
+			}
+			assert.Equal(t, []int{governor.Defaults.StallCalls}, fired, "once, when the streak reaches the threshold and the context grew by 60k")
+		})
+	}
+}
