@@ -133,10 +133,10 @@ func (m *reviewModel) apply(d store.Decision, what string) tea.Cmd {
 		return nil
 	}
 	if d.Text != "" {
-		it.Text = d.Text // what was confirmed is the user's wording
+		it.Text, it.Rule = d.Text, d.Text // what was confirmed is the user's wording
 	}
-	m.log = append(m.log, fmt.Sprintf("%s %s: %s — %s", what, it.ID, it.Text, msg))
-	m.status = fmt.Sprintf("%s: %s", what, it.Text)
+	m.log = append(m.log, fmt.Sprintf("%s %s: %s — %s", what, it.ID, rule(it), msg))
+	m.status = fmt.Sprintf("%s: %s", what, rule(it))
 	return m.next()
 }
 
@@ -183,12 +183,12 @@ func (m *reviewModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.apply(store.Decision{Verdict: store.Reject}, "rejected")
 		case "e":
 			m.editing = true
-			m.input.SetValue(it.Text)
+			m.input.SetValue(rule(it))
 			m.input.CursorEnd()
 			return m, m.input.Focus()
 		case "s", "right", "down", "n":
-			m.log = append(m.log, fmt.Sprintf("skipped %s: %s", it.ID, it.Text))
-			m.status = "skipped: " + it.Text
+			m.log = append(m.log, fmt.Sprintf("skipped %s: %s", it.ID, rule(it)))
+			m.status = "skipped: " + rule(it)
 			return m, m.next()
 		case "q", "esc":
 			return m, tea.Quit
@@ -228,7 +228,7 @@ func (m *reviewModel) View() string {
 	if m.at == 0 || m.list.Candidates[m.at-1].Project != it.Project {
 		b.WriteString(titleStyle.Render(groupTitle(it, m.list.Project)) + "\n")
 	}
-	b.WriteString(ruleStyle.Width(w).Render(it.Text) + "\n")
+	b.WriteString(ruleStyle.Width(w).Render(rule(it)) + "\n")
 	fmt.Fprintf(&b, "%s\n", dimStyle.Width(w).Render(fmt.Sprintf("%s · applies in %s · from %d session(s)", it.Dimension, where(it, m.list.Project), it.Sessions)))
 	if len(it.AlsoIn) > 0 {
 		fmt.Fprintf(&b, "%s\n", dimStyle.Width(w).Render("also learned in "+strings.Join(it.AlsoIn, ", ")+": [g] makes it global"))
@@ -272,6 +272,15 @@ func (m *reviewModel) View() string {
 		b.WriteString("\n" + m.status + "\n")
 	}
 	return b.String()
+}
+
+// rule is what review shows of a candidate: its sentence (Item.Rule), or
+// its text when the list was made without one.
+func rule(it *review.Item) string {
+	if it.Rule != "" {
+		return it.Rule
+	}
+	return it.Text
 }
 
 // where says where a candidate applies, as seen from the project the

@@ -109,3 +109,21 @@ func TestDoubtAndTipRules(t *testing.T) {
 		})
 	}
 }
+
+// Rules a person would write (issue 24 item 4): a sentence whose referent
+// was said just before carries it, and a NEVER order inside a complaint is
+// a guard, not only a weakness.
+func TestRuleTextAndKind(t *testing.T) {
+	path := session(t, "ref", "/repo",
+		[2]string{"assistant", "I called them blockers in the update."},
+		[2]string{"user", "We say impediment here, not blocker. I never use that word, I always say impediment."},
+		[2]string{"assistant", "Force-pushed the branch."},
+		[2]string{"user", "I told you before, never force push to main."})
+	kept, _ := extract(t, path)
+	var texts = map[string]string{}
+	for _, o := range kept {
+		texts[o.Evidence[0].Quote] = o.Dimension + ": " + o.Text
+	}
+	assert.Equal(t, "guards: we say impediment here, not blocker. i never use that word, i always say impediment", texts["I never use that word, I always say impediment."])
+	assert.Equal(t, "guards: i told you before, never force push to main", texts["I told you before, never force push to main."])
+}

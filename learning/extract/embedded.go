@@ -72,9 +72,14 @@ func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]
 			sentences = append(sentences, Sentences(p)...)
 		}
 		found := false
-		for _, s := range sentences {
+		for si, s := range sentences {
 			if o, ok := classify(s, t.Before); ok && (o.Confidence > 0.4 || len(sentences) <= 3) {
 				o.Evidence = ev(s)
+				if si > 0 && referentRE.MatchString(s) {
+					// "I never use that language, …": what "that" is was
+					// said just before; the rule carries it.
+					o.Text = strings.TrimRight(strings.ToLower(sentences[si-1]), " ") + " " + o.Text
+				}
 				out = append(out, o)
 				found = true
 			} else if o, ok := repeated(s, d.Session, known); ok {
@@ -285,10 +290,23 @@ func classify(s string, before read.Action) (store.Observation, bool) {
 	case preferRE.MatchString(s):
 		return store.Observation{Dimension: route(s), Text: text, Confidence: 0.6}, true
 	case repeatRE.MatchString(s) && addressedRE.MatchString(s) && words >= 3:
+		if ordersRE.MatchString(s) {
+			// "I told you: never force push" is an order, a guard, not
+			// only a weakness of the assistant.
+			return store.Observation{Dimension: store.Guards, Text: text, Confidence: 0.6}, true
+		}
 		return store.Observation{Dimension: store.AIFailures, Text: text, Confidence: 0.6}, true
 	}
 	return store.Observation{}, false
 }
+
+// referentRE: a demonstrative that points back at what was said just
+// before ("that language", "this one", "diese Variante", "ce mot", "esa
+// palabra").
+var referentRE = lazy(`(?i)\b(?:that|this|these|those)\s+(?:\pL+\s+)?(?:one|ones|word|words|language|term|terms|way|style|name|names|approach|pattern|thing|things|phrase|kind)\b|\b(?:diese[rsnm]?|dieses|das da)\s+\pL+|\b(?:ce|cet|cette|ces)\s+(?:mot|mots|terme|façon|style|langage|nom|genre)\b|\b(?:ese|esa|esos|esas|este|esta)\s+(?:palabra|palabras|término|forma|estilo|lenguaje|nombre|tipo)\b`)
+
+// ordersRE: the sentence carries an order, whatever else it says.
+var ordersRE = lazy(`(?i)\b(?:never|don'?t|do not|always|nie|niemals|immer|jamais|toujours|nunca|siempre)\s+\pL+`)
 
 // oneOff reports whether s is about this moment or the thing in hand
 // only: "for now", "for this ticket", "add it to the header", "thanks,

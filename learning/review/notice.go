@@ -18,20 +18,27 @@ import (
 // given.
 func NoticePath(d xdg.Dirs) string { return d.StatePath("learning", "notice.json") }
 
+// noticeState remembers, per project ("" for sessions outside one), when
+// the notice was last given there.
 type noticeState struct {
-	Last time.Time `json:"last"`
+	Projects map[string]time.Time `json:"projects,omitempty"`
 }
 
-// Notice returns the one line SessionStart adds when candidates that apply
-// in project wait for the user, and records that it was given; "" when
-// none wait or the line was already given on now's calendar day (local
-// time). It never names a candidate. It runs at every session start, so it
+func (st *noticeState) givenToday(project string, now time.Time) bool {
+	return sameDay(st.Projects[project], now)
+}
+
+// Notice returns the one line SessionStart shows the user (and tells the
+// model) when candidates that apply in project wait, and records that it
+// was given; "" when none wait or the line was already given in project
+// on now's calendar day (local time): at most once a day per project, so a
+// user who works in two projects hears of each. It never names a candidate. It runs at every session start, so it
 // reads the small notice state first and the profile only when the line
 // may be due, and then only the entries' state, scope and project (gjson,
 // no full decode: a 300-entry profile cost SessionStart 5 ms decoded).
 func Notice(d xdg.Dirs, project string, now time.Time) (string, error) {
 	var st noticeState
-	if err := statefile.ReadJSON(NoticePath(d), &st); err == nil && sameDay(st.Last, now) {
+	if err := statefile.ReadJSON(NoticePath(d), &st); err == nil && st.givenToday(project, now) {
 		return "", nil
 	}
 	data, err := os.ReadFile(store.Open(publish.ProfileDir(d)).Path())
@@ -47,10 +54,13 @@ func Notice(d xdg.Dirs, project string, now time.Time) (string, error) {
 	}
 	line := ""
 	err = statefile.Update(NoticePath(d), func(st *noticeState) error {
-		if sameDay(st.Last, now) {
+		if st.givenToday(project, now) {
 			return statefile.ErrSkip
 		}
-		st.Last = now.UTC()
+		if st.Projects == nil {
+			st.Projects = map[string]time.Time{}
+		}
+		st.Projects[project] = now.UTC()
 		line = NoticeLine(n)
 		return nil
 	})

@@ -89,9 +89,12 @@ func TestNoticeOncePerDayNeverTheText(t *testing.T) {
 	line, err = Notice(e.Dirs, "/a", day.Add(3*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, line, "at most once a day")
-	line, err = Notice(e.Dirs, "/b", day.Add(24*time.Hour))
+	line, err = Notice(e.Dirs, "/b", day.Add(4*time.Hour))
 	require.NoError(t, err)
-	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", line)
+	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", line, "once a day per project: /b hears of its own")
+	line, err = Notice(e.Dirs, "/b", day.Add(5*time.Hour))
+	require.NoError(t, err)
+	assert.Empty(t, line)
 
 	l, _ := Load(s, "")
 	for _, c := range l.Candidates {
@@ -125,4 +128,17 @@ func TestWaitingCountsAsCandidates(t *testing.T) {
 	}
 	old := []byte(`{"entries":[{"id":"x","scope":"project","project":"/a"},{"id":"y","scope":"global"},{"id":"z","scope":"project","project":"/b","state":"confirmed"}]}`)
 	assert.Equal(t, 2, waiting(old, "/a"), "entries from before the lifecycle are candidates")
+}
+
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"i never use that word, i always say impediment": "I never use that word, I always say impediment.",
+		"never  commit without signing":                  "Never commit without signing.",
+		"use pnpm, not npm!":                             "Use pnpm, not npm!",
+		"wenn ich englisch spreche => original jarvis;":  "Wenn ich englisch spreche => original jarvis;",
+		"i'm a go developer":                             "I'm a go developer.",
+		"":                                               "",
+	} {
+		assert.Equal(t, want, Sentence(in), in)
+	}
 }

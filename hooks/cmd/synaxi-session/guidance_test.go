@@ -115,3 +115,34 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 	out, _ = w.run(t, "start", input("startup", sub))
 	assert.Empty(t, out)
 }
+
+// Candidates waiting: the notice is shown to the user (systemMessage) and
+// told to the model, once a day per project.
+func TestStartShowsTheUserTheReviewNotice(t *testing.T) {
+	w := newWorld(t, deadProxyd)
+	repo := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
+	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	e := store.Entry{ID: "c1", Scope: store.ScopeProject, Project: repo, Dimension: store.Guards, Text: "never use tabs",
+		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts, State: store.Candidate,
+		Evidence: []store.Evidence{{Session: "s-1", UUID: "u-1", Timestamp: ts, Quote: "never use tabs"}}}
+	_, err := store.Open(publish.ProfileDir(w.dirs)).Update("test", func(p *store.Profile) error {
+		p.Entries = append(p.Entries, e)
+		return nil
+	})
+	require.NoError(t, err)
+	in := startInput("startup")
+	in["cwd"] = repo
+	out, _ := w.run(t, "start", in)
+	var o struct {
+		SystemMessage      string
+		HookSpecificOutput struct{ AdditionalContext string }
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &o), out)
+	const line = "synaxi learned 1 thing it may apply from now on — /synaxi:review"
+	assert.Contains(t, o.SystemMessage, line, "the user sees it")
+	assert.Contains(t, o.HookSpecificOutput.AdditionalContext, line, "the model knows it")
+	assert.NotContains(t, o.SystemMessage+o.HookSpecificOutput.AdditionalContext, "tabs", "never the candidate's text")
+	out, _ = w.run(t, "start", in)
+	assert.NotContains(t, out, "/synaxi:review", "once a day in this project")
+}

@@ -146,11 +146,16 @@ func start(ctx context.Context, d xdg.Dirs, in *hookio.Input, now time.Time, std
 	}
 	guide := ""
 	if gcfg.MaxChars >= minGuidance {
+		var notice string
 		var gerr error
-		guide, gerr = session.Guidance(d, gcfg, in, now)
+		guide, notice, gerr = session.Guidance(d, gcfg, in, now)
 		if gerr != nil && err == nil {
 			err = gerr
 		}
+		// The notice of candidates waiting is for the user to see and the
+		// model to know.
+		guide = joinText(guide, notice)
+		msg = joinText(msg, notice)
 	}
 	guide = joinText(carried, guide)
 	base := getenv("ANTHROPIC_BASE_URL")

@@ -17,25 +17,21 @@ import (
 // within guidance.max_chars; "" when there is none or
 // guidance.session_start is off. A resumed session already has it in its
 // transcript and gets nothing; startup, clear and compact (which rebuild
-// the context) get it. When candidates wait for the user's review, one
-// line says how many (review.Notice: at most once a day, never their
-// text); that is the only state written.
-func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input, now time.Time) (string, error) {
+// the context) get it. When candidates that apply in the project wait for
+// the user's review, notice is one line saying how many, for the user to
+// see (the caller shows it as the hook's systemMessage) and the model
+// (review.Notice: at most once a day per project, never their text); that
+// is the only state written.
+func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input, now time.Time) (guide, notice string, err error) {
 	if in.Source == "resume" {
-		return "", nil
+		return "", "", nil
 	}
-	guide, err := publish.ForSession(d, cfg, in.Cwd)
+	guide, err = publish.ForSession(d, cfg, in.Cwd)
 	if !cfg.SessionStart {
-		return guide, err
+		return guide, "", err
 	}
-	line, nerr := review.Notice(d, publish.ProjectRoot(in.Cwd), now)
-	if line != "" {
-		if guide != "" {
-			guide += "\n\n"
-		}
-		guide += line
-	}
-	return guide, errors.Join(err, nerr)
+	notice, nerr := review.Notice(d, publish.ProjectRoot(in.Cwd), now)
+	return guide, notice, errors.Join(err, nerr)
 }
 
 // SubagentGuidance is the same guidance for a subagent that starts (the

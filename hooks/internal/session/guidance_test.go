@@ -34,26 +34,27 @@ func TestGuidanceNoticeOfCandidates(t *testing.T) {
 	require.NoError(t, err)
 
 	resume := &hookio.Input{Common: hookio.Common{Cwd: repo}, Source: "resume"}
-	text, err := Guidance(d, cfg, resume, at)
+	text, notice, err := Guidance(d, cfg, resume, at)
 	require.NoError(t, err)
-	assert.Empty(t, text, "a resumed session has it already")
+	assert.Empty(t, text+notice, "a resumed session has it already")
 	text, err = SubagentGuidance(d, cfg, &hookio.Input{Common: hookio.Common{Cwd: repo}})
 	require.NoError(t, err)
 	assert.Empty(t, text)
 
 	start := &hookio.Input{Common: hookio.Common{Cwd: repo}, Source: "startup"}
-	text, err = Guidance(d, cfg, start, at)
+	text, notice, err = Guidance(d, cfg, start, at)
 	require.NoError(t, err)
-	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", text)
-	text, err = Guidance(d, cfg, start, at.Add(time.Hour))
+	assert.Empty(t, text, "no rule is confirmed")
+	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", notice)
+	_, notice, err = Guidance(d, cfg, start, at.Add(time.Hour))
 	require.NoError(t, err)
-	assert.Empty(t, text, "at most once a day")
-	text, err = Guidance(d, cfg, start, at.Add(24*time.Hour))
+	assert.Empty(t, notice, "at most once a day")
+	_, notice, err = Guidance(d, cfg, start, at.Add(24*time.Hour))
 	require.NoError(t, err)
-	assert.Contains(t, text, "/synaxi:review")
+	assert.Contains(t, notice, "/synaxi:review")
 
 	cfg.SessionStart = false
-	text, err = Guidance(d, cfg, start, at.Add(48*time.Hour))
+	text, notice, err = Guidance(d, cfg, start, at.Add(48*time.Hour))
 	require.NoError(t, err)
-	assert.Empty(t, text, "guidance.session_start = false says nothing")
+	assert.Empty(t, text+notice, "guidance.session_start = false says nothing")
 }
