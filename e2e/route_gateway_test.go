@@ -256,3 +256,40 @@ func TestRouteRefusesCloudClientRealClient(t *testing.T) {
 	t.Logf("status line: %s", line)
 	assert.Contains(t, string(line), "not routed")
 }
+
+// TestWrapScopeRealClient: `synaxi wrap --scope S` decides, for that launch
+// alone, whether the real client's conversation is projected: the client
+// sends X-Synaxi-Scope through ANTHROPIC_CUSTOM_HEADERS, the proxy's gate
+// reads it (gated requests leave ledger rows), and the upstream never sees
+// it. SYNAXI_SCOPE does the same without the flag.
+func TestWrapScopeRealClient(t *testing.T) {
+	upstream := fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(*fakeapi.View) fakeapi.Reply {
+		return fakeapi.Reply{Text: "scoped hello"}
+	})})
+	t.Cleanup(upstream.Close)
+	e := claudecli.NewEnv(t, "")
+	e.Vars = append(e.Vars, "SYNAXI_PROXY_UPSTREAM="+upstream.URL(), "SYNAXI_PROXY_SCOPE=all")
+	e.InstallPlugin(t)
+	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
+	gated := func(args ...string) int {
+		t.Helper()
+		before := len(readLedger(t, e))
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		res, err := e.RunProgram(ctx, synaxi, append(args, "--claude", e.Bin, "claude", "-p", "--permission-mode", "bypassPermissions", "--agent", "general-purpose", "Say hello.")...)
+		require.NoError(t, err)
+		require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
+		return len(readLedger(t, e)) - before
+	}
+	off := gated("wrap", "--scope", "off")
+	all := gated("wrap", "--scope", "all")
+	e.Vars = append(e.Vars, "SYNAXI_SCOPE=off")
+	envOff := gated("wrap")
+	t.Logf("ledger rows of gated requests: --scope off %d, --scope all %d, SYNAXI_SCOPE=off %d", off, all, envOff)
+	assert.Zero(t, off, "--scope off: nothing of the launch is gated")
+	assert.Positive(t, all, "--scope all: the conversation is gated")
+	assert.Zero(t, envOff, "SYNAXI_SCOPE=off")
+	for _, r := range upstream.Requests() {
+		assert.Empty(t, r.Header.Values("X-Synaxi-Scope"), "%s %s", r.Kind, r.Path)
+	}
+}
