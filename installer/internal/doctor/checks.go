@@ -113,11 +113,8 @@ func checkStatusLine(_ context.Context, f *facts) Check {
 
 func checkProxy(_ context.Context, f *facts) Check {
 	if f.proxy.Running {
-		h := f.proxy.Health
-		if c := h.UpstreamCalls; c.Failing() {
-			return fails("proxy", fmt.Sprintf("%s; its upstream %s is failing: %d call(s) in the last %d minutes got no answer, none since (last: %s)",
-				proxyLine(f.proxy), h.Upstream, c.RecentFailures, c.WindowSeconds/60, c.LastError),
-				"make "+h.Upstream+" reachable from this machine, or set proxy.upstream to the endpoint you use (the effective configuration below says where it comes from), then `synaxi proxy restart`")
+		if why, fix := upstreamFailing(f.proxy.Health); why != "" {
+			return fails("proxy", proxyLine(f.proxy)+"; "+why, fix)
 		}
 		return pass("proxy", proxyLine(f.proxy))
 	}

@@ -44,7 +44,7 @@ func scopeLine(f *facts) string {
 			if s.Origin != "" {
 				from += " " + s.Origin
 			}
-			return fmt.Sprintf("%s (%s = %s, %s)", out, key, s.Value, from)
+			return fmt.Sprintf("%s (%s = %s, %s; one launch: synaxi wrap --scope or %s)", out, key, s.Value, from, proxyctl.ScopeEnv)
 		}
 	}
 	return out
@@ -54,4 +54,18 @@ func scopeLine(f *facts) string {
 // shows, which has a password redacted.
 func sameUpstream(configured, running string) bool {
 	return proxyctl.Redact(configured) == running
+}
+
+// upstreamFailing says, from a proxy's /health, that its calls to the
+// upstream it really uses are failing now, and what to do; "" when they
+// are not.
+func upstreamFailing(h *proxyctl.Health) (why, fix string) {
+	c := h.UpstreamCalls
+	if !c.Failing() {
+		return "", ""
+	}
+	why = fmt.Sprintf("its upstream %s is failing: %d call(s) in the last %d minutes got no answer, none since (last: %s)",
+		h.Upstream, c.RecentFailures, c.WindowSeconds/60, c.LastError)
+	fix = "make " + h.Upstream + " reachable from the proxy's host, or set proxy.upstream to the endpoint you use (the effective configuration says where it comes from), then `synaxi proxy restart`"
+	return why, fix
 }

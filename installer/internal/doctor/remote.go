@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 )
 
 // tokenHeader is the team token's header (synaxi-proxyd's server.TokenHeader).
@@ -111,6 +114,10 @@ func remoteChecks(ctx context.Context, e RemoteEnv) []Check {
 			"the proxy cannot reach its upstream (or is draining): check its --upstream and the network from its host"))
 	}
 
+	if status, body, err = get("/health", true); err == nil && status == http.StatusOK {
+		out = append(out, remoteCalls(body))
+	}
+
 	const mxName = "metrics"
 	status, body, err = get("/metrics", true)
 	switch {
@@ -148,4 +155,21 @@ func remoteToken(e RemoteEnv) (token, from string, err error) {
 
 func isLoopbackHost(h string) bool {
 	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+// remoteCalls checks a remote proxy's /health body: its calls to the
+// upstream it really uses must not be failing now.
+func remoteCalls(body string) Check {
+	const name = "upstream calls"
+	var h proxyctl.Health
+	if err := json.Unmarshal([]byte(body), &h); err != nil {
+		return fails(name, "/health does not decode: "+err.Error())
+	}
+	if h.UpstreamCalls.WindowSeconds == 0 {
+		return warns(name, "the proxy does not report its upstream calls (a synaxi-proxyd before they were)", "upgrade the proxy")
+	}
+	if why, fix := upstreamFailing(&h); why != "" {
+		return fails(name, why, fix)
+	}
+	return pass(name, fmt.Sprintf("upstream %s: no call failing in the last %d minutes without an answer since", h.Upstream, h.UpstreamCalls.WindowSeconds/60))
 }

@@ -90,3 +90,29 @@ func TestRemote(t *testing.T) {
 	assert.Equal(t, 1, Remote(context.Background(), &out, RemoteEnv{URL: "synaxi.internal:8787"}))
 	assert.Contains(t, out.String(), "not an http:// or https:// URL")
 }
+
+// The upstream calls a proxy reports on /health: failing now fails the
+// check with the last error; answered since, or none failed, passes.
+func TestRemoteCalls(t *testing.T) {
+	const up = `"upstream":"https://gateway.corp.example"`
+	for body, want := range map[string]string{
+		`{` + up + `,"upstream_calls":{"window_seconds":300,"recent_failures":5,"last_failure":"2026-12-07T05:00:00Z","last_error":"dial tcp: no such host"}}`: "FAIL its upstream https://gateway.corp.example is failing: 5 call(s) in the last 5 minutes got no answer, none since (last: dial tcp: no such host)",
+		`{` + up + `,"upstream_calls":{"window_seconds":300,"recent_failures":2,"last_failure":"2026-12-07T05:00:00Z","last_answer":"2026-12-07T05:01:00Z"}}`:  "ok upstream https://gateway.corp.example: no call failing",
+		`{` + up + `,"upstream_calls":{"window_seconds":300,"recent_failures":0}}`:                                                                             "ok upstream",
+		`{"status":"ok"}`: "warn the proxy does not report its upstream calls",
+	} {
+		c := remoteCalls(body)
+		mark := "ok"
+		switch {
+		case c.Warn:
+			mark = "warn"
+		case !c.OK():
+			mark = "FAIL"
+		}
+		got := mark + " " + c.Detail
+		if c.Err != nil {
+			got = mark + " " + c.Err.Error()
+		}
+		assert.Contains(t, got, want, body)
+	}
+}
