@@ -2,6 +2,7 @@ package governor
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -200,5 +201,41 @@ func FuzzFromTool(f *testing.F) {
 		c := FromTool(name, input, "/w", true, out, nil)
 		s.Observe(c, Thresholds{Repeat: 1, Unchanged: 1, Revert: 1, Reread: 1})
 		_ = Settle(out)
+	})
+}
+
+// TestLatest: over a request's messages, only the fires of its last
+// message's tool results are this request's.
+func TestLatest(t *testing.T) {
+	use := func(id, cmd string) string {
+		return `{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Bash","input":{"command":"` + cmd + `"}}]}`
+	}
+	result := func(id, out string) string {
+		return `{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","is_error":true,"content":[{"type":"text","text":"` + out + `"}]}]}`
+	}
+	msgs := []string{`{"role":"user","content":"fix it"}`}
+	for i, id := range []string{"a", "b", "c"} {
+		msgs = append(msgs, use(id, "make test"), result(id, "FAIL in 0.0"+string(rune('1'+i))+"s"))
+	}
+	body := "[" + strings.Join(msgs, ",") + "]"
+	fires := Latest([]byte(body), nil, Defaults)
+	require.Len(t, fires, 1)
+	assert.Equal(t, Repeat, fires[0].Rule)
+	assert.Equal(t, "make test", fires[0].Subject)
+
+	earlier := "[" + strings.Join(append(msgs[:len(msgs)-1:len(msgs)-1], `{"role":"user","content":"go on"}`), ",") + "]"
+	assert.Empty(t, Latest([]byte(earlier), nil, Defaults), "a fire of an earlier message is not this request's")
+	assert.Empty(t, Latest([]byte(`not json`), nil, Defaults))
+}
+
+func FuzzLatest(f *testing.F) {
+	f.Add([]byte(`[{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"Bash","input":{"command":"x"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"y"}]}]`))
+	f.Add([]byte(`[{"role":"user","content":[{"type":"tool_result","tool_use_id":1,"content":{"a":2}}]}]`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, fire := range Latest(body, nil, Thresholds{Repeat: 1, Unchanged: 1, Revert: 1, Reread: 1}) {
+			if fire.Rule == "" {
+				t.Fatalf("fire without a rule: %+v", fire)
+			}
+		}
 	})
 }

@@ -36,6 +36,23 @@ type pending struct {
 	side   bool
 }
 
+// pairs matches tool results to the tool calls that asked for them, so a
+// call is fed to the detector when its result arrives, as the hook sees it.
+type pairs map[string]pending
+
+// result classifies the call a tool result answers; ok is false for a
+// result without its call.
+func (p pairs) result(id string, failed bool, output string, shell Shell) (c Call, u pending, ok bool) {
+	u, ok = p[id]
+	if !ok {
+		return Call{}, u, false
+	}
+	delete(p, id)
+	c = FromTool(u.name, u.input, u.cwd, failed, output, shell)
+	c.Tokens = u.tokens
+	return c, u, true
+}
+
 // Replay runs the detector over a transcript, once per context (the main
 // chain and the inline sidechain), feeding each tool call when its result
 // arrives, with the prompt tokens of the request that issued it. State starts
@@ -44,7 +61,7 @@ func Replay(r io.Reader, shell Shell, th Thresholds) ([]*Context, error) {
 	rd := transcript.NewReader(r)
 	ctxs := map[bool]*Context{false: {Name: "main"}, true: {Name: "sidechain"}}
 	states := map[bool]*State{false: {}, true: {}}
-	uses := map[string]pending{}
+	uses := pairs{}
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -70,13 +87,13 @@ func Replay(r io.Reader, shell Shell, th Thresholds) ([]*Context, error) {
 			}
 		case rec.Type == transcript.TypeUser && rec.Message != nil:
 			for _, b := range rec.Message.Blocks() {
-				u, ok := uses[b.ToolUseID]
-				if b.Type != "tool_result" || !ok {
+				if b.Type != "tool_result" {
 					continue
 				}
-				delete(uses, b.ToolUseID)
-				c := FromTool(u.name, u.input, u.cwd, b.IsError, b.ResultText(), shell)
-				c.Tokens = u.tokens
+				c, u, ok := uses.result(b.ToolUseID, b.IsError, b.ResultText(), shell)
+				if !ok {
+					continue
+				}
 				cx := ctxs[u.side]
 				ev := Event{N: len(cx.Events) + 1, Tool: u.name, Summary: summary(u.name, c), Failed: c.Failed}
 				if f, ok := states[u.side].Observe(c, th); ok {

@@ -35,14 +35,16 @@ type Counters struct {
 	LastLoop *LoopFire        `json:"last_loop,omitempty"`
 }
 
-// LoopFire is one governor fire as the hook recorded it.
+// LoopFire is one governor fire, as the hook recorded it (with the mode,
+// agent and time) or as the proxy saw it in a request (a ledger row's
+// Loops).
 type LoopFire struct {
 	Rule    string    `json:"rule"`
 	Subject string    `json:"subject,omitempty"`
 	Count   int       `json:"count"`
-	Mode    string    `json:"mode"`
+	Mode    string    `json:"mode,omitempty"`
 	Agent   string    `json:"agent,omitempty"`
-	At      time.Time `json:"at"`
+	At      time.Time `json:"at,omitzero"`
 }
 
 // LoopFires is the total of the governor's fires.

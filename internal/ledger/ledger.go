@@ -104,6 +104,11 @@ type Row struct {
 
 	Usage      Usage            `json:"usage"`
 	Projection *ProjectionStats `json:"projection,omitempty"`
+
+	// Loops are the loop governor's fires completed by the tool results
+	// this request brought (docs/governor.md), as the proxy detects them
+	// over the request's messages; the hook tells the agent.
+	Loops []LoopFire `json:"loops,omitempty"`
 }
 
 // Saved returns counterfactual − billed input and whether the row counts

@@ -37,6 +37,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/buildinfo"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
@@ -331,6 +332,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Metrics: mx,
 
 		SharedVisibility: shared,
+		Governor:         governor.Mode(cfg.Governor.Mode),
 	})
 	if err != nil {
 		return err

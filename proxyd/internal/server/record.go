@@ -128,6 +128,7 @@ func (s *Server) row(x *exchange) (*ledger.Row, measure.Result) {
 		FailOpenReason: failOpen,
 		Usage:          res.Usage,
 		Projection:     x.served.stats,
+		Loops:          s.loops(req),
 	}
 	if row.Model == "" {
 		row.Model = s.o.UpstreamModel

@@ -57,6 +57,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/proxyd/internal/convlog"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
@@ -94,6 +95,9 @@ type Options struct {
 	// SharedVisibility, when set, also holds the visibility exports, shared
 	// by a team's replicas (visibility.go); nil: the state dir only.
 	SharedVisibility VisibilityStore
+	// Governor is governor.mode: off records no loop in the ledger rows
+	// (governor.go); "" counts as advise.
+	Governor governor.Mode
 }
 
 // Server is the proxy. Create it with New.
