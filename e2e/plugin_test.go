@@ -103,8 +103,9 @@ func TestPluginManifests(t *testing.T) {
 		"SubagentStart": {"synaxi:synaxi-worker", []string{"synaxi-session substart"}},
 		"PreCompact":    {"", []string{"synaxi-session precompact"}},
 		"SessionEnd":    {"", []string{"synaxi-session end", "synaxi-ingest"}},
-		"PreToolUse":    {"Read|Bash", []string{"synaxi-noreread pre"}},
-		"PostToolUse":   {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
+		// Edits too: governor.mode on stops at whatever call follows a fire.
+		"PreToolUse":  {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread pre"}},
+		"PostToolUse": {"Read|Bash|Edit|Write|MultiEdit|NotebookEdit", []string{"synaxi-noreread post"}},
 		// A failed Bash call feeds the loop governor (docs/governor.md).
 		"PostToolUseFailure": {"Bash", []string{"synaxi-noreread post"}},
 	}

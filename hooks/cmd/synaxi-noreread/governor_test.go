@@ -69,9 +69,9 @@ func TestProcessGovernor(t *testing.T) {
 			require.NotNil(t, c.LastLoop)
 			assert.Equal(t, mode, c.LastLoop.Mode)
 			assert.Nil(t, got.Continue, "Claude Code ignores continue false after a tool call")
-			// The next call: in mode on it is denied and Claude is stopped,
-			// once; in advise mode it runs.
-			next := hookJSON(t, "PreToolUse", "Bash", w.work, map[string]any{"command": "pytest -q tests/"})
+			// The next call, an edit here: in mode on it is denied and
+			// Claude is stopped, once; in advise mode it runs.
+			next := hookJSON(t, "PreToolUse", "Edit", w.work, map[string]any{"file_path": p, "old_string": "+ 1 ", "new_string": "+ 1"})
 			out, _, _ := w.exec(t, "pre", next)
 			if mode == "advise" {
 				assert.Empty(t, out)
