@@ -175,14 +175,32 @@ func runSurvey(t *testing.T, project, plugin bool) surveyRun {
 // the base URL the client is given and a log to show on failure.
 type surveyRoute func(t *testing.T, env []string, upstream string, flags []string) (base, logPath string)
 
+// surveyExtra adds to a survey run: tools the worker may use beside the
+// core ones, the proxy's environment, and files written into the work
+// directory before the run (path relative to it → content).
+type surveyExtra struct {
+	tools []string
+	env   []string
+	files map[string]string
+}
+
 // runSurveyVia is runSurvey through route (nil: one synaxi-proxyd), with
-// the fake's agent wrapped by wrap (nil: as it is).
-func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap func(fakeapi.Agent) fakeapi.Agent) surveyRun {
+// the fake's agent wrapped by wrap (nil: as it is) and at most one extra.
+func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap func(fakeapi.Agent) fakeapi.Agent, extra ...surveyExtra) surveyRun {
+	var ex surveyExtra
+	if len(extra) > 0 {
+		ex = extra[0]
+	}
 	env := claudecli.NewEnv(t, "")
 	if plugin {
 		env.InstallPlugin(t)
 	}
 	writeSurveyRepo(t, env.Work)
+	for p, content := range ex.files {
+		path := filepath.Join(env.Work, p)
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
 	var mu sync.Mutex
 	reads := map[string]int{}
 	agent := surveyAgent(env.Work, reads, &mu)
@@ -203,7 +221,7 @@ func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap fu
 			return startProxy(t, env, upstream, flags...)
 		}
 	}
-	base, logPath := route(t, append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), fake.URL(), flags)
+	base, logPath := route(t, append(append(env.Environ(), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), ex.env...), fake.URL(), flags)
 	env.BaseURL = base
 
 	body, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", "agents", "synaxi-worker.md"))
@@ -214,7 +232,7 @@ func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap fu
 	}
 	agents, _ := json.Marshal(map[string]any{"synaxi-worker": map[string]any{
 		"description": "Autonomous coder.", "prompt": prompt,
-		"tools": []string{"Read", "Write", "Edit", "Bash", "Grep", "Glob"}}})
+		"tools": append([]string{"Read", "Write", "Edit", "Bash", "Grep", "Glob"}, ex.tools...)}})
 	task := surveyTask(env.Work)
 	args := []string{"-p", "--agents", string(agents), "--agent", "synaxi-worker"}
 	if plugin {
@@ -347,4 +365,99 @@ func TestProjectionSurveyWithPluginHooks(t *testing.T) {
 	assert.True(t, on.synthetic && on.dropped)
 	assert.LessOrEqual(t, on.requests, 39, "at most 1.3× the 30 requests the task takes without projection")
 	assert.LessOrEqual(t, on.deltaReads, 5)
+}
+
+// TestProjectionStubbedToolThroughRealClient: with tool stubs on, the
+// worker's Skill tool (never called yet) is served as a stub once the
+// projection engages; the scripted agent then calls it from the stub, the
+// real client runs the skill, the next request serves Skill's full schema,
+// and the task finishes.
+func TestProjectionStubbedToolThroughRealClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the real client")
+	}
+	const skill = "survey-notes"
+	var mu sync.Mutex
+	called := ""
+	wrap := func(next fakeapi.Agent) fakeapi.Agent {
+		return fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			desc := toolDescription(v.Body, "Skill")
+			if called == "" && strings.Contains(desc, "Shortened:") {
+				called = desc
+				return fakeapi.Reply{Text: "Loading the survey notes skill.", ToolUses: []fakeapi.ToolUse{{Name: "Skill", Input: map[string]any{"skill": skill}}}}
+			}
+			return next.Respond(v)
+		})
+	}
+	run := runSurveyVia(t, true, false, nil, wrap, surveyExtra{
+		tools: []string{"Skill"},
+		env:   []string{"SYNAXI_PROJECTION_STUB_TOOLS=1"},
+		files: map[string]string{".claude/skills/" + skill + "/SKILL.md": "---\nname: " + skill + "\ndescription: How to report the survey.\n---\nReport the survey in one line: the modules read and the bugs fixed.\n"},
+	})
+	require.NotEmpty(t, called, "the projection served Skill as a stub and the agent called it")
+	t.Logf("stub served: %q", called)
+	answered, failed, full := false, "", false
+	for _, r := range run.fake.MessagesRequests() {
+		if r.Side {
+			continue
+		}
+		var body struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		require.NoError(t, json.Unmarshal(r.Body, &body))
+		ids := map[string]bool{}
+		for _, m := range body.Messages {
+			var blocks []struct {
+				Type      string          `json:"type"`
+				ID        string          `json:"id"`
+				Name      string          `json:"name"`
+				ToolUseID string          `json:"tool_use_id"`
+				IsError   bool            `json:"is_error"`
+				Content   json.RawMessage `json:"content"`
+			}
+			if json.Unmarshal(m.Content, &blocks) != nil {
+				continue // a string content
+			}
+			for _, b := range blocks {
+				switch {
+				case b.Type == "tool_use" && b.Name == "Skill":
+					ids[b.ID] = true
+				case b.Type == "tool_result" && ids[b.ToolUseID]:
+					answered = true
+					if b.IsError {
+						failed = string(b.Content)
+					}
+					desc := toolDescription(r.Body, "Skill")
+					full = full || (desc != "" && !strings.Contains(desc, "Shortened:"))
+				}
+			}
+		}
+	}
+	require.True(t, answered, "the client answered the Skill call")
+	assert.Empty(t, failed, "the skill ran")
+	assert.True(t, full, "a request after the call serves Skill's full schema")
+	assert.Contains(t, run.stdout, "ALL CHECKS PASS")
+	assert.Zero(t, run.invalid)
+}
+
+// toolDescription is the description of the tool called name in a
+// request body, "" when it has none (or the body does not decode).
+func toolDescription(body []byte, name string) string {
+	var req struct {
+		Tools []struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"tools"`
+	}
+	_ = json.Unmarshal(body, &req)
+	for _, tool := range req.Tools {
+		if tool.Name == name {
+			return tool.Description
+		}
+	}
+	return ""
 }

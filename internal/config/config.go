@@ -62,7 +62,8 @@ type Proxy struct {
 type Projection struct {
 	BudgetTokens    int  `toml:"budget_tokens" doc:"pins the world budget in tokens of the worker's projected context; 0 follows the session's working set around 3.3% of the model's context window (6,600 tokens of 200K), between 0.2 and 1.6 times that"`
 	ThresholdTokens int  `toml:"threshold_tokens" doc:"how many tokens the tail must grow before a re-projection is considered (when and how much to re-project is then decided by its predicted billed cost); 0 means 30% of the budget"`
-	TrimTools       bool `toml:"trim_tools" doc:"drop tool schemas the worker's contract does not use (never a tool the conversation has already called)"`
+	TrimTools       bool `toml:"trim_tools" doc:"leave out the tools outside the core set (Read, Write, Edit, Bash, Grep, Glob, …) that the conversation has never called; a tool once called stays"`
+	StubTools       bool `toml:"stub_tools" doc:"serve the tools outside the core set that the conversation has never called as short stubs (name, first sentence, schema without descriptions); a call restores the full schema from the next request on"`
 }
 
 // NoReread configures the no-reread hook.
@@ -155,6 +156,7 @@ func Default() Config {
 			MinTokens:     150,
 			LoopThreshold: 3,
 		},
+		Projection: Projection{StubTools: true},
 		Governor:   Governor{Mode: GovernorAdvise},
 		StatusLine: StatusLine{Color: "auto"},
 		Guidance: Guidance{

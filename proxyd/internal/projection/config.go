@@ -16,9 +16,11 @@ type Config struct {
 	// ThresholdTokens is how much the tail must grow before a
 	// re-projection is considered; 0 derives it from the budget.
 	ThresholdTokens int
-	// TrimTools drops tool schemas outside the core set the conversation
-	// has not called.
+	// TrimTools leaves out the tools outside the core set the conversation
+	// has never called (see tools.go).
 	TrimTools bool
+	// StubTools serves those tools as stubs until their first call.
+	StubTools bool
 	// AlwaysEngage projects from the first request on, whether or not
 	// the cost model predicts a saving (tests of the served form).
 	AlwaysEngage bool
@@ -31,7 +33,7 @@ type Config struct {
 
 // FromConfig takes the projection keys of synaxi's configuration.
 func FromConfig(c config.Projection) Config {
-	return Config{BudgetTokens: c.BudgetTokens, ThresholdTokens: c.ThresholdTokens, TrimTools: c.TrimTools}
+	return Config{BudgetTokens: c.BudgetTokens, ThresholdTokens: c.ThresholdTokens, TrimTools: c.TrimTools, StubTools: c.StubTools}
 }
 
 // resolved is a Config applied to one request: its model's window, its

@@ -29,7 +29,10 @@ type fold struct {
 	mem   *memory
 	step  int
 	uses  map[string]block // tool_use id → call
-	head  []served
+	// called holds the name of every tool the conversation has called:
+	// the tool roster (tools.go) serves them in full.
+	called map[string]bool
+	head   []served
 	// gens is the world snapshot, oldest generation first (see
 	// generation.go); where maps each entry they serve to its generation.
 	gens  []gen
@@ -74,7 +77,7 @@ type fold struct {
 }
 
 func newFold(cfg resolved) *fold {
-	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, inHead: true,
+	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, called: map[string]bool{}, inHead: true,
 		shown: map[string]shownCopy{}, refs: map[string]string{}, where: map[*entry]int{}}
 }
 
@@ -90,6 +93,7 @@ func (f *fold) clone() *fold {
 	c.world = f.world.clone()
 	c.mem = f.mem.clone()
 	c.uses = maps.Clone(f.uses)
+	c.called = maps.Clone(f.called)
 	c.head = slices.Clone(f.head)
 	c.gens = slices.Clone(f.gens)
 	c.acc = slices.Clone(f.acc)
@@ -126,6 +130,7 @@ func (f *fold) consume(m message, last bool) error {
 		for _, b := range m.blocks {
 			if b.typ == "tool_use" {
 				f.uses[b.id] = b
+				f.called[b.name] = true
 			}
 		}
 		s := f.render(m, false, nil)

@@ -211,7 +211,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	}
 	cfg.minCache = cachesim.MinTokensFor(req.model.String())
 	sys := projectSystem(req.system)
-	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.TrimTools)
+	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.roster())
 	f, remember, err := e.fold(cfg, raws)
 	if err != nil {
 		return nil, validFirst(in, err)
@@ -242,7 +242,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 		return res, nil
 	}
 	out := f.served()
-	tools := projectTools(req.tools, e.cfg.TrimTools, out)
+	tools := projectTools(req.tools, e.cfg.roster(), f.called)
 	bps := placeBreakpoints(sys, out, f)
 	served := assemble(req, servedSize(sys, tools, out), sys, tools, out, ttl)
 	stats.ServedMessages, stats.ServedBytes, stats.Breakpoints = len(out), len(served), bps

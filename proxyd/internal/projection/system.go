@@ -18,11 +18,11 @@ const Contract = `You are an autonomous coding agent working in the user's repos
 
 // overheads estimates the tokens of the projected system prompt and tools
 // and of the client's.
-func overheads(tok func(string) int, req request, sys []sysBlock, trim bool) (projected, original int) {
+func overheads(tok func(string) int, req request, sys []sysBlock, ro roster) (projected, original int) {
 	for _, s := range sys {
 		projected += tok(s.text)
 	}
-	for _, t := range projectTools(req.tools, trim, nil) {
+	for _, t := range projectTools(req.tools, ro, nil) {
 		projected += tok(stringOf(t))
 	}
 	return projected, tok(req.system.Raw) + tok(req.tools.Raw)

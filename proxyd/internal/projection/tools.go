@@ -2,37 +2,64 @@ package projection
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
 
-// coreTools are kept when tools are trimmed.
+// The tool roster is the first part of the cached prefix: any change to
+// it re-writes everything after it. So it is a function of the tools the
+// client sends and the tools the conversation has called so far, which
+// only grows: a tool once called stays in full, and the roster never
+// oscillates as calls enter or leave the served messages.
+//
+// With trimming, tools outside the core set that the conversation has
+// never called are left out; with stubs, they are served as stubs — the
+// name, the description's first sentence and the input schema without its
+// descriptions — and a call of one restores its full schema from the next
+// request on (the request that carries the call's result). Core tools,
+// deferred-loading placeholders and server tools (those with a "type")
+// are always served as sent. A roster is never emptied.
+
+// coreTools are always served in full.
 var coreTools = []string{"Read", "Write", "Edit", "MultiEdit", "Bash", "Grep", "Glob", "NotebookEdit", "TodoWrite"}
 
-// projectTools strips tool cache_control and, when trimming, keeps the core
-// tools, deferred-loading placeholders and every tool the served messages
-// call. The list is never emptied by trimming.
-func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
+// roster says how tools the conversation has never called are served.
+type roster int
+
+const (
+	rosterAll  roster = iota // as sent
+	rosterStub               // as stubs
+	rosterTrim               // left out
+)
+
+func (c Config) roster() roster {
+	switch {
+	case c.TrimTools:
+		return rosterTrim
+	case c.StubTools:
+		return rosterStub
+	}
+	return rosterAll
+}
+
+// projectTools is the served roster: the client's tools without their
+// cache_control, those never called served as ro says. called holds the
+// names of the tools the conversation has called.
+func projectTools(tools gjson.Result, ro roster, called map[string]bool) [][]byte {
 	if !tools.IsArray() {
 		return nil
-	}
-	called := map[string]bool{}
-	if trim {
-		for _, m := range msgs {
-			for i, k := range m.kinds {
-				if k == "tool_use" {
-					called[gjson.GetBytes(m.blocks[i], "name").String()] = true
-				}
-			}
-		}
 	}
 	var all, kept [][]byte
 	tools.ForEach(func(_, t gjson.Result) bool {
 		raw := stripCacheControl([]byte(t.Raw))
 		all = append(all, raw)
 		name := t.Get("name").String()
-		if !trim || called[name] || slices.Contains(coreTools, name) || t.Get("defer_loading").Bool() || t.Get("type").Exists() {
+		switch {
+		case ro == rosterAll || called[name] || slices.Contains(coreTools, name) || t.Get("defer_loading").Bool() || t.Get("type").Exists():
 			kept = append(kept, raw)
+		case ro == rosterStub:
+			kept = append(kept, stubTool(t))
 		}
 		return true
 	})
@@ -40,4 +67,104 @@ func projectTools(tools gjson.Result, trim bool, msgs []served) [][]byte {
 		return all
 	}
 	return kept
+}
+
+// stubNote ends a stub's description.
+const stubNote = " (Shortened: its full description is served after its first call.)"
+
+// stubTool is a tool's stub: its name, the first sentence of its
+// description and its input schema without descriptions, enough to call
+// it correctly.
+func stubTool(t gjson.Result) []byte {
+	b := []byte(`{"name":`)
+	b = append(b, jsonString(t.Get("name").String())...)
+	b = append(b, `,"description":`...)
+	b = append(b, jsonString(firstSentence(t.Get("description").String(), 200)+stubNote)...)
+	if s := t.Get("input_schema"); s.Exists() {
+		b = append(b, `,"input_schema":`...)
+		b = appendBareSchema(b, s)
+	}
+	return append(b, '}')
+}
+
+// firstSentence is the text up to the end of its first sentence or line,
+// at most n bytes (see clip).
+func firstSentence(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	return clip(s, n)
+}
+
+// schemaDropped are the JSON Schema keywords a stub leaves out: prose and
+// examples, never a constraint.
+var schemaDropped = []string{"description", "examples", "title", "$comment"}
+
+// appendBareSchema appends schema s without the keywords of schemaDropped,
+// at every level, keeping the order of what remains.
+func appendBareSchema(b []byte, s gjson.Result) []byte {
+	if !s.IsObject() {
+		return append(b, s.Raw...)
+	}
+	b = append(b, '{')
+	first := true
+	s.ForEach(func(k, v gjson.Result) bool {
+		if slices.Contains(schemaDropped, k.Str) {
+			return true
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(append(b, k.Raw...), ':')
+		switch k.Str {
+		case "properties", "$defs", "definitions", "patternProperties":
+			b = appendSchemaMap(b, v)
+		case "items", "additionalProperties", "not", "contains", "propertyNames":
+			b = appendBareSchema(b, v)
+		case "anyOf", "oneOf", "allOf", "prefixItems":
+			b = appendSchemaList(b, v)
+		default:
+			b = append(b, v.Raw...)
+		}
+		return true
+	})
+	return append(b, '}')
+}
+
+// appendSchemaMap appends an object whose values are schemas.
+func appendSchemaMap(b []byte, m gjson.Result) []byte {
+	if !m.IsObject() {
+		return append(b, m.Raw...)
+	}
+	b = append(b, '{')
+	first := true
+	m.ForEach(func(k, v gjson.Result) bool {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendBareSchema(append(append(b, k.Raw...), ':'), v)
+		return true
+	})
+	return append(b, '}')
+}
+
+// appendSchemaList appends an array of schemas.
+func appendSchemaList(b []byte, l gjson.Result) []byte {
+	if !l.IsArray() {
+		return append(b, l.Raw...)
+	}
+	b = append(b, '[')
+	i := 0
+	l.ForEach(func(_, v gjson.Result) bool {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		i++
+		b = appendBareSchema(b, v)
+		return true
+	})
+	return append(b, ']')
 }

@@ -140,6 +140,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
@@ -230,6 +231,9 @@ type Report struct {
 // Options configures a replay.
 type Options struct {
 	Projection projection.Config
+	// Tools, when set, replaces the recorded client's tool schemas on both
+	// sides (a main session's, to measure the tool roster).
+	Tools []json.RawMessage
 	// Dump, when set, receives one JSON line per simulated request (see
 	// DumpLine), for cross-checking the cache simulation.
 	Dump io.Writer
@@ -265,6 +269,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	}
 	reqs := b.reqs
 	c, err := loadClient()
+	if err == nil && opts.Tools != nil {
+		c.Tools = opts.Tools
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +517,7 @@ func (s *Side) fill(u cachesim.Usage) {
 }
 
 // Main is `synaxi-proxyd replay PATH… [--json] [--budget N] [--threshold N]
-// [--trim-tools] [--dump FILE]`: each PATH is a transcript or a directory of
+// [--trim-tools] [--stub-tools] [--tools-from BODY.json] [--dump FILE]`: each PATH is a transcript or a directory of
 // them (see Transcripts).
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
@@ -520,9 +527,11 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	budget := fs.Int("budget", 0, "world budget in tokens (0: sized to the model, as projection.budget_tokens)")
 	threshold := fs.Int("threshold", 0, "re-projection step in tokens (0: derived from the budget)")
 	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
+	stub := fs.Bool("stub-tools", config.Default().Projection.StubTools, "serve tools never called as stubs, as projection.stub_tools does (--stub-tools=false: as sent)")
+	toolsFrom := fs.String("tools-from", "", "a captured request body whose tools both sides send instead of the worker's")
 	dumpPath := fs.String("dump", "", "write every simulated request (side, time, body, usage) as JSON lines to this file")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl|DIR… [--json|--markdown] [--budget N] [--threshold N] [--trim-tools] [--dump FILE]")
+		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl|DIR… [--json|--markdown] [--budget N] [--threshold N] [--trim-tools] [--stub-tools] [--tools-from BODY.json] [--dump FILE]")
 		fmt.Fprintln(stderr, "A directory stands for its *.jsonl files and those in every subagents/ directory below it.")
 		fs.PrintDefaults()
 	}
@@ -548,7 +557,20 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
 		return 1
 	}
-	opts := Options{Projection: projection.Config{BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim}}
+	opts := Options{Projection: projection.Config{BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim, StubTools: *stub}}
+	if *toolsFrom != "" {
+		b, err := os.ReadFile(*toolsFrom)
+		if err == nil && !gjson.GetBytes(b, "tools").IsArray() {
+			err = fmt.Errorf("%s has no \"tools\" array: give a captured Messages request body", *toolsFrom)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "synaxi-proxyd replay: --tools-from: %v\n", err)
+			return 2
+		}
+		for _, t := range gjson.GetBytes(b, "tools").Array() {
+			opts.Tools = append(opts.Tools, json.RawMessage(t.Raw))
+		}
+	}
 	if *dumpPath != "" {
 		f, err := os.Create(*dumpPath)
 		if err != nil {

@@ -1,0 +1,87 @@
+package projection
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
+)
+
+// TestStubKeepsWhatACallNeeds: a stub keeps the name, the first sentence
+// and every constraint of the schema, at every level, and drops prose —
+// but never a property that happens to be called "description".
+func TestStubKeepsWhatACallNeeds(t *testing.T) {
+	tool := gjson.Parse(`{"name":"Skill","description":"Run a skill. It expands to its instructions.\nMore.","input_schema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"skill":{"type":"string","description":"the skill's name"},"description":{"type":"string","description":"why"},"opts":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string","enum":["a","b"],"description":"x"}},"required":["k"]}},"mode":{"anyOf":[{"type":"string","title":"t"},{"type":"null"}]}},"required":["skill"],"additionalProperties":false}}`)
+	stub := stubTool(tool)
+	require.True(t, gjson.ValidBytes(stub), "%s", stub)
+	assert.Equal(t, `{"name":"Skill","description":"Run a skill. (Shortened: its full description is served after its first call.)","input_schema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"skill":{"type":"string"},"description":{"type":"string"},"opts":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string","enum":["a","b"]}},"required":["k"]}},"mode":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["skill"],"additionalProperties":false}}`, string(stub))
+}
+
+// TestRosterIsMonotone: the served roster depends on the tools the
+// conversation has ever called, not on the calls the request still shows:
+// a tool called once stays in full after its call was folded away, a tool
+// never called is a stub (or left out, when trimming), and from one
+// request to the next the tools change only when a tool is called for the
+// first time.
+func TestRosterIsMonotone(t *testing.T) {
+	msgs := []obj{user(text("goal")),
+		assistant(toolUse("toolu_w", "WebFetch", obj{"url": "https://example.com"})), user(toolResult("toolu_w", "page", false))}
+	for i := range 80 {
+		id := fmt.Sprintf("toolu_%02d", i)
+		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 120))...)
+	}
+	for _, cfg := range []Config{{StubTools: true, BudgetTokens: 4000}, {TrimTools: true, BudgetTokens: 4000}} {
+		eng := New(cfg)
+		var prev string
+		changes, reprojections := 0, 0
+		for n := 2; n <= len(msgs); n++ {
+			if msgs[n-1]["role"] != "user" {
+				continue
+			}
+			r, err := eng.ProjectBody(context.Background(), reqBody(msgs[:n]), "")
+			require.NoError(t, err)
+			require.NoError(t, validate.Request(r.Body))
+			if r.Reprojected {
+				reprojections++
+			}
+			if !r.Engaged {
+				continue
+			}
+			tools := gjson.GetBytes(r.Body, "tools").Raw
+			if prev != "" && tools != prev {
+				changes++
+			}
+			prev = tools
+			assert.Contains(t, gjson.GetBytes(r.Body, "tools.#(name==\"WebFetch\").description").String(), "WebFetch tool", "called once: served in full")
+			if cfg.StubTools {
+				assert.Contains(t, gjson.GetBytes(r.Body, "tools.#(name==\"mcp__x__y\").description").String(), stubNote)
+			} else {
+				assert.False(t, gjson.GetBytes(r.Body, "tools.#(name==\"mcp__x__y\")").Exists())
+			}
+		}
+		assert.Greater(t, reprojections, 2, "the WebFetch call was folded away")
+		assert.Zero(t, changes, "the roster never changed")
+	}
+}
+
+// TestStubRestoredByACall: the request that carries a stubbed tool's
+// first result serves its full schema, and every later one does.
+func TestStubRestoredByACall(t *testing.T) {
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/a.go", fileLines("a", 40))...)
+	r, err := New(Config{StubTools: true, AlwaysEngage: true}).ProjectBody(context.Background(), reqBody(msgs), "")
+	require.NoError(t, err)
+	assert.Contains(t, gjson.GetBytes(r.Body, `tools.#(name=="mcp__x__y").description`).String(), stubNote)
+	msgs = append(msgs, assistant(toolUse("toolu_2", "mcp__x__y", obj{})), user(toolResult("toolu_2", "ok", false)))
+	r, err = New(Config{StubTools: true, AlwaysEngage: true}).ProjectBody(context.Background(), reqBody(msgs), "")
+	require.NoError(t, err)
+	require.NoError(t, validate.Request(r.Body))
+	assert.Equal(t, "mcp__x__y tool", gjson.GetBytes(r.Body, `tools.#(name=="mcp__x__y").description`).String())
+	assert.Contains(t, gjson.GetBytes(r.Body, `tools.#(name=="WebFetch").description`).String(), stubNote, "the others stay stubs")
+	assert.Equal(t, "Read tool", gjson.GetBytes(r.Body, `tools.#(name=="Read").description`).String(), "core tools are never stubs")
+}
