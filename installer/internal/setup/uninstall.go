@@ -3,10 +3,7 @@ package setup
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/journal"
@@ -82,57 +79,6 @@ func (in *installer) uninstall(ctx context.Context) error {
 		return ErrWarnings
 	}
 	return nil
-}
-
-// purge removes synaxi's own state, data and cache directories (with
-// Purge): the ledger, logs, what it learned, the stable binaries. Its
-// config directory is the user's settings and stays.
-func (in *installer) purge() {
-	if !in.Purge {
-		return
-	}
-	for _, d := range in.ownDirs() {
-		if _, err := os.Lstat(d); err != nil {
-			continue
-		}
-		if err := os.RemoveAll(d); err != nil {
-			in.warn(fmt.Errorf("purge %s: %w", d, err))
-			continue
-		}
-		in.say("purged %s", d)
-	}
-}
-
-// ownDirs are the directories that hold only what synaxi wrote.
-func (in *installer) ownDirs() []string {
-	return []string{in.dirs.State, in.dirs.Data, in.dirs.Cache}
-}
-
-// ours reports whether dir holds nothing but synaxi's own directories:
-// one of them, inside one, or a parent whose every entry leads to one.
-func (in *installer) ours(dir string) bool {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, own := range in.ownDirs() {
-		if within(dir, own) {
-			return true
-		}
-	}
-	for _, e := range ents {
-		p := filepath.Join(dir, e.Name())
-		if !slices.ContainsFunc(in.ownDirs(), func(own string) bool { return within(own, p) }) {
-			return false
-		}
-	}
-	return len(ents) > 0
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // restore puts one journaled file back: the undo of every step that wrote
