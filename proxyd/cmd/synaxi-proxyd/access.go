@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"strings"
 
@@ -51,4 +53,16 @@ func teamAccess(listen string, p *config.Proxy) (*access, error) {
 			"  Or listen on 127.0.0.1:PORT", listen, strings.ToLower(server.TokenHeader))
 	}
 	return a, nil
+}
+
+// wrap serves TLS on ln when a certificate is configured, and warns when
+// plain HTTP is served beyond loopback.
+func (a *access) wrap(ln net.Listener, log *slog.Logger) net.Listener {
+	if a.tls != nil {
+		return tls.NewListener(ln, a.tls)
+	}
+	if !server.IsLoopback(ln.Addr().String()) {
+		log.Warn("serving plain HTTP beyond loopback: the team token and the clients' credentials cross the network in clear unless TLS ends in front (--tls-cert/--tls-key)")
+	}
+	return ln
 }
