@@ -39,7 +39,7 @@ func Candidates(d xdg.Dirs, project string, all bool) (string, error) {
 		}
 		fmt.Fprintf(&b, "\n%d. [%s] %s\n   %s, would apply in %s, from %d session(s)\n", i+1, it.ID, it.Rule, it.Dimension, where, it.Sessions)
 		if it.Conflicts != nil {
-			fmt.Fprintf(&b, "   contradicts the rule the user accepted: [%s] %s (accepting this one leaves that one as it is)\n", it.Conflicts.ID, review.Sentence(it.Conflicts.Text))
+			fmt.Fprintf(&b, "   contradicts the rule the user accepted: [%s] %s (accepting this one leaves that one as it is)\n", it.Conflicts.ID, publish.Sentence(it.Conflicts.Text))
 		}
 		if it.Danger != "" {
 			fmt.Fprintf(&b, "   WARNING: flagged dangerous (%s). Only the user can accept it, in a terminal: `synaxi profile review`.\n", it.Danger)

@@ -132,7 +132,7 @@ func Synthesize(version int, project string, entries []store.Entry) *Guidance {
 			if it.Kind == "" {
 				// No instruction can be read from it: say it as what
 				// the profile knows about the user, not as a rule.
-				if t := sentence(e.Text); strings.ContainsFunc(t, unicode.IsLetter) {
+				if t := withI(sentence(e.Text)); strings.ContainsFunc(t, unicode.IsLetter) {
 					it.Text = "Preference: " + t
 					g.Archetype = append(g.Archetype, it)
 				}
@@ -226,7 +226,10 @@ func guardForm(text string) (kind, rule string) {
 // "please run the tests" is the rule "run the tests".
 var softeners = []string{"please ", "pls ", "i think that ", "i think ", "i'd like you to ", "i want you to ",
 	"we should ", "you should ", "let's ", "lets ", "from now on, ", "from now on ", "going forward, ",
-	"going forward ", "in the future, ", "in the future "}
+	"going forward ", "in the future, ", "in the future ",
+	// a complaint framing the order: "I told you before, never force push"
+	"i told you before, ", "i told you already, ", "i already told you, ", "i told you, ", "i told you ", "i said, ",
+	"again, ", "how many times, "}
 
 // ruleOf splits trimmed text into a kind and the rest of the rule.
 func ruleOf(t string) (kind, body string) {
@@ -346,7 +349,11 @@ func gerund(w string) (string, bool) {
 // imperative reports whether text reads as an instruction rather than a
 // description of the user ("the user prefers…", "prefers…", "is…").
 func imperative(low string) bool {
-	for _, p := range []string{"the user", "user ", "they ", "he ", "she ", "i ", "i'm ", "prefers ", "likes ", "wants ", "is ", "uses ", "expects ", "values "} {
+	// A noun phrase opening the text ("the Dockerfile should live at the
+	// root", "we say impediment") states a convention: it is kept in the
+	// person's words as a preference, never forced into "ALWAYS the …".
+	for _, p := range []string{"the user", "user ", "they ", "he ", "she ", "i ", "i'm ", "prefers ", "likes ", "wants ", "is ", "uses ", "expects ", "values ",
+		"the ", "a ", "an ", "our ", "my ", "we ", "these ", "those ", "this ", "that ", "all ", "each ", "every ", "it ", "its ", "there "} {
 		if strings.HasPrefix(low, p) {
 			return false
 		}
@@ -367,4 +374,31 @@ func lowerFirst(s string) string {
 		}
 	}
 	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// loneI is the English pronoun written in lower case.
+var loneI = regexp.MustCompile(`(^|[\s(“"'])i(\s|'|’|$)`)
+
+// Sentence writes an entry's text as a sentence: its spaces collapsed, its
+// first letter a capital, "i" as "I", ending with a full stop unless it
+// ends with punctuation already.
+func Sentence(text string) string {
+	t := withI(strings.Join(strings.Fields(text), " "))
+	if t == "" {
+		return t
+	}
+	r, n := utf8.DecodeRuneInString(t)
+	t = string(unicode.ToUpper(r)) + t[n:]
+	if last, _ := utf8.DecodeLastRuneInString(t); !unicode.IsPunct(last) {
+		t += "."
+	}
+	return t
+}
+
+// withI writes the English pronoun "i" as "I".
+func withI(t string) string {
+	for loneI.MatchString(t) {
+		t = loneI.ReplaceAllString(t, "${1}I${2}")
+	}
+	return t
 }

@@ -151,3 +151,38 @@ func TestDescriptionsAreNotGuards(t *testing.T) {
 	assert.Equal(t, []string{e.ID}, g.Archetype[0].Cites)
 	assert.NotEmpty(t, g.Archetype[0].Evidence)
 }
+
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"i never use that word, i always say impediment": "I never use that word, I always say impediment.",
+		"never  commit without signing":                  "Never commit without signing.",
+		"use pnpm, not npm!":                             "Use pnpm, not npm!",
+		"wenn ich englisch spreche => original jarvis;":  "Wenn ich englisch spreche => original jarvis;",
+		"i'm a go developer":                             "I'm a go developer.",
+		"":                                               "",
+	} {
+		assert.Equal(t, want, Sentence(in), in)
+	}
+}
+
+// Rules a person would write (issue 24): an order inside a complaint is
+// that order; a convention stated about things is kept in the person's
+// words, never "ALWAYS the …".
+func TestGuardFormOfComplaintsAndConventions(t *testing.T) {
+	for _, tt := range []struct{ text, kind, rule string }{
+		{"i told you before, never force push to main", Never, "NEVER force push to main."},
+		{"again, don't commit the build output", Never, "NEVER commit the build output."},
+		{"the dockerfile and the makefile should live at the repo root, not under build/", "", ""},
+		{"we say impediment here, not blocker. i never use that word, i always say impediment", "", ""},
+		{"use the billing service as the template for every new service", Always, "ALWAYS use the billing service as the template for every new service."},
+	} {
+		kind, rule := guardForm(tt.text)
+		assert.Equal(t, tt.kind, kind, tt.text)
+		assert.Equal(t, tt.rule, rule, tt.text)
+	}
+	g := Synthesize(1, "/p", []store.Entry{{ID: "x1", Scope: store.ScopeGlobal, Dimension: store.Communication,
+		Text: "we say impediment here, not blocker. i never use that word, i always say impediment", State: store.Confirmed,
+		Evidence: []store.Evidence{{Session: "s", UUID: "u", Quote: "I never use that word, I always say impediment."}}}})
+	require.Len(t, g.Archetype, 1)
+	assert.Equal(t, "Preference: we say impediment here, not blocker. I never use that word, I always say impediment.", g.Archetype[0].Text)
+}

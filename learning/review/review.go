@@ -22,12 +22,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -99,7 +96,7 @@ func Load(s *store.Store, project string) (*List, error) {
 	var ids []string
 	for _, e := range p.Candidates(project) {
 		ids = append(ids, e.ID)
-		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text, Rule: Sentence(e.Text),
+		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text, Rule: publish.Sentence(e.Text),
 			Weight: e.Weight, Sessions: e.Count, Danger: e.Danger()}
 		if c := p.Find(e.Conflicts); c != nil {
 			it.Conflicts = &Rule{ID: c.ID, Text: c.Text}
@@ -175,26 +172,4 @@ func Decide(ctx context.Context, e Env, id string, d store.Decision, byAgent boo
 	}
 	rep, pubErr = publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
 	return version, rep, pubErr, nil
-}
-
-// loneI is the English pronoun written in lower case.
-var loneI = regexp.MustCompile(`(^|[\s(“"'])i(\s|'|’|$)`)
-
-// Sentence writes an entry's text as a sentence: its spaces collapsed, its
-// first letter a capital, "i" as "I", ending with a full stop unless it
-// ends with punctuation already.
-func Sentence(text string) string {
-	t := strings.Join(strings.Fields(text), " ")
-	if t == "" {
-		return t
-	}
-	for loneI.MatchString(t) {
-		t = loneI.ReplaceAllString(t, "${1}I${2}")
-	}
-	r, n := utf8.DecodeRuneInString(t)
-	t = string(unicode.ToUpper(r)) + t[n:]
-	if last, _ := utf8.DecodeLastRuneInString(t); !unicode.IsPunct(last) {
-		t += "."
-	}
-	return t
 }
