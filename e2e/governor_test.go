@@ -3,7 +3,9 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
 	"github.com/synaxi/synaxi/internal/ledger"
 )
@@ -84,6 +87,25 @@ func TestGovernorAdviseRealClient(t *testing.T) {
 	require.NotNil(t, cnt.LastLoop)
 	assert.Equal(t, "advise", cnt.LastLoop.Mode)
 	assert.Zero(t, cnt.Stops)
+
+	// The status line marks it, from the same counters.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	line, err := runWithStdin(ctx, c.e, filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi-statusline"),
+		fmt.Sprintf(`{"session_id":%q,"workspace":{"current_dir":%q},"model":{"display_name":"Opus"}}`, sess, c.e.Work))
+	require.NoError(t, err)
+	assert.Contains(t, line, "⟳ 1 loop flagged: unchanged")
+}
+
+// runWithStdin runs a program with the Env's environment and stdin, and
+// returns its stdout.
+func runWithStdin(ctx context.Context, e *claudecli.Env, prog, stdin string) (string, error) {
+	cmd := exec.CommandContext(ctx, prog)
+	cmd.Env = e.Environ()
+	cmd.Dir = e.Work
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.Output()
+	return string(out), err
 }
 
 // TestGovernorOnRealClient: in on mode the session stops at the third
