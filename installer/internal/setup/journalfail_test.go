@@ -36,7 +36,8 @@ func TestJournalFailureLeavesNoUnrecordedChange(t *testing.T) {
 		}
 		e := newEnv(t)
 		require.NoError(t, os.MkdirAll(e.claudeDir, 0o755))
-		settingsFile := "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"echo mine\"},\n  \"model\": \"opus\"\n}\n"
+		// A gateway in settings: --route also writes proxy.upstream.
+		settingsFile := "{\n  \"statusLine\": {\"type\": \"command\", \"command\": \"echo mine\"},\n  \"model\": \"opus\",\n  \"env\": {\"ANTHROPIC_BASE_URL\": \"https://gateway.corp.example\"}\n}\n"
 		require.NoError(t, os.WriteFile(filepath.Join(e.claudeDir, "settings.json"), []byte(settingsFile), 0o644))
 		journalDir := filepath.Join(".local", "share", "synaxi", "install")
 		before := e.snapshot(t, journalDir)
