@@ -155,7 +155,7 @@ func (f *facts) route() *savings.Route {
 func Status(ctx context.Context, w io.Writer, e Env) error {
 	f := gather(ctx, e)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "proxy\t%s\n", proxyLine(f.proxy))
+	fmt.Fprintf(tw, "proxy\t%s%s\n", proxyLine(f.proxy), proxyNotes(f))
 	inst, en := claude.InstalledOffline(f.cdir)
 	switch {
 	case inst && en:

@@ -21,7 +21,7 @@ func checkProxyConfig(_ context.Context, f *facts) Check {
 		return warns(name, "the running proxy (version "+h.Version+") does not report its configuration; "+scope, "synaxi proxy restart")
 	}
 	want := f.config.ProxyFingerprint()
-	if h.Config == want {
+	if !configChanged(f) {
 		return pass(name, "the proxy runs the configuration as it is now ("+want+"); "+scope)
 	}
 	detail := fmt.Sprintf("the configuration changed since the proxy started: it runs %s, the configuration is now %s", h.Config, want)
@@ -68,4 +68,26 @@ func upstreamFailing(h *proxyctl.Health) (why, fix string) {
 		h.Upstream, c.RecentFailures, c.WindowSeconds/60, c.LastError)
 	fix = "make " + h.Upstream + " reachable from the proxy's host, or set proxy.upstream to the endpoint you use (the effective configuration says where it comes from), then `synaxi proxy restart`"
 	return why, fix
+}
+
+// configChanged reports whether the running proxy started with another
+// configuration than the one it would start with now.
+func configChanged(f *facts) bool {
+	return f.proxy.Running && f.config != nil && f.proxy.Health.Config != "" && f.proxy.Health.Config != f.config.ProxyFingerprint()
+}
+
+// proxyNotes is what `synaxi status` adds to the proxy's line when it
+// needs attention: its upstream failing, its configuration out of date.
+func proxyNotes(f *facts) string {
+	if !f.proxy.Running {
+		return ""
+	}
+	out := ""
+	if why, _ := upstreamFailing(f.proxy.Health); why != "" {
+		out += "; " + why + " (synaxi doctor)"
+	}
+	if configChanged(f) {
+		out += "; the configuration changed since it started (synaxi proxy restart)"
+	}
+	return out
 }
