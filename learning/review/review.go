@@ -126,13 +126,8 @@ func Load(s *store.Store, project string) (*List, error) {
 		}
 		return strings.Compare(a.Project, b.Project)
 	})
-	v, err := s.MarkShown(ids)
-	switch {
-	case errors.Is(err, store.ErrUnchanged):
-	case err != nil:
+	if err := s.MarkShown(ids); err != nil {
 		return nil, err
-	default:
-		l.ProfileVersion = v
 	}
 	return l, nil
 }

@@ -171,11 +171,13 @@ func prune(p *Profile, now time.Time) int {
 }
 
 // MarkShown records that the user has been shown the candidates with ids
-// (review listed them), as one version; only from then on may a merge
-// prune them. Ids already marked or not found are skipped; when nothing
-// changes nothing is written.
-func (s *Store) MarkShown(ids []string) (int, error) {
-	return s.Update("review shown", func(p *Profile) error {
+// (review listed them); only from then on may a merge prune them. It is
+// bookkeeping, not a change of what was learned: the current version is
+// rewritten in place (profile.json and its history file), so no version
+// is added and published guidance stays current. Ids already marked or
+// not found are skipped; when nothing changes nothing is written.
+func (s *Store) MarkShown(ids []string) error {
+	return s.annotate(func(p *Profile) bool {
 		changed := false
 		for _, id := range ids {
 			if e := p.Find(id); e != nil && e.State == Candidate && e.ShownAt.IsZero() {
@@ -183,9 +185,6 @@ func (s *Store) MarkShown(ids []string) (int, error) {
 				changed = true
 			}
 		}
-		if !changed {
-			return ErrUnchanged
-		}
-		return nil
+		return changed
 	})
 }

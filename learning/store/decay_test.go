@@ -128,3 +128,28 @@ func TestMergeOrderDoesNotMatter(t *testing.T) {
 		}
 	}
 }
+
+// Marking candidates shown is bookkeeping: the current version is
+// rewritten in place, no version is added.
+func TestMarkShownAddsNoVersion(t *testing.T) {
+	s := Open(t.TempDir())
+	_, err := s.Update("ingest s1", func(p *Profile) error {
+		Merge(p, batch("s1", "/a", t0, obs(Guards, "never use tabs", "s1", "never use tabs")))
+		return nil
+	})
+	require.NoError(t, err)
+	p, err := s.Load()
+	require.NoError(t, err)
+	require.NoError(t, s.MarkShown([]string{p.Entries[0].ID, "nope"}))
+	after, err := s.Load()
+	require.NoError(t, err)
+	assert.Equal(t, p.Version, after.Version)
+	assert.False(t, after.Entries[0].ShownAt.IsZero())
+	hist, err := s.LoadVersion(p.Version)
+	require.NoError(t, err)
+	assert.Equal(t, after.Entries[0].ShownAt, hist.Entries[0].ShownAt, "the history file of the version agrees")
+	vs, err := s.Versions()
+	require.NoError(t, err)
+	assert.Len(t, vs, 1)
+	require.NoError(t, Open(t.TempDir()).MarkShown([]string{"x"}), "a store never written is left alone")
+}

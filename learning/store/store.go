@@ -124,6 +124,37 @@ func (s *Store) update(reason func() string, fn func(*Profile) error) (int, erro
 	return version, nil
 }
 
+// annotate changes bookkeeping in the current version without making a
+// new one: under the lock, fn edits the current profile and, if it says
+// it changed something, profile.json and the history file of its version
+// are rewritten (each by atomic rename). A store never written, or a
+// damaged profile.json, is left alone.
+func (s *Store) annotate(fn func(*Profile) bool) error {
+	return statefile.WithLock(s.Path(), func() error {
+		p, err := readProfile(s.Path())
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !fn(p) {
+			return nil
+		}
+		if err := p.Validate(); err != nil {
+			return fmt.Errorf("refuse to save an invalid profile: %w", err)
+		}
+		data, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode profile: %w", err)
+		}
+		if err := statefile.WriteBytes(s.versionPath(p.Version), data); err != nil {
+			return err
+		}
+		return statefile.WriteBytes(s.Path(), data)
+	})
+}
+
 // save writes p as the version after last, labelled reason: the history
 // file first, then profile.json, each by atomic rename. The caller holds
 // the lock.
