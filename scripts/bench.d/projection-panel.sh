@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # projection-panel.sh: the projection's replay panel (a `make bench` section).
 #
-# Replays every transcript of shared/fixtures/claude-code-sessions (the
-# four main sessions of one repository with their subagents, and the
-# m-claude session of another user in its own directory) through
-# synaxi-proxyd's projection engine against the same requests sent as
-# Claude Code sends them (the baseline, measured in the same run), then the
-# main sessions with the budget pinned 30% below and above its default,
-# then the engine's cold and warm p99 on the 300-message, ~200K-token
-# benchmark conversation.
+# Replays every transcript of shared/fixtures (the four main sessions of
+# one repository with their subagents, m-claude, the six newer sessions of
+# other users and the learning set's long sessions) through synaxi-proxyd's
+# gate and projection engine with the proxy's default scope, against the
+# same requests sent as Claude Code sends them (the baseline, measured in
+# the same run), then the first five main sessions with the budget pinned
+# 30% below and above its default, then the engine's cold and warm p99 on
+# the 300-message, ~200K-token benchmark conversation.
 #
 # The fixtures are found at $SYNAXI_FIXTURES, else in shared/ beside the
 # checkout (beside the main worktree when this is a linked one).
@@ -28,8 +28,11 @@ fi
 sessions=$fixtures/claude-code-sessions
 [[ -n $fixtures && -d $sessions ]] || { echo "projection-panel: shared/fixtures/claude-code-sessions not found beside the checkout; set SYNAXI_FIXTURES" >&2; exit 1; }
 # A directory stands for its own transcripts and its sessions' subagents/
-# only, so m-claude (another user's archive beside its licence) is named.
-panel=("$sessions" "$sessions/m-claude")
+# only, so every other user's archive (beside its licence) is named.
+panel=("$sessions" "$sessions/m-claude" "$sessions/nicholas-wood-pai-claude" "$sessions/windtara0619-tpu-inference"
+	"$sessions/natori-hrj-dotfiles" "$sessions/obra-episodic-memory" "$sessions/OpenAgentsInc-openagents"
+	"$fixtures/learning/Durban-Designer-vsla" "$fixtures/learning/moredip-session-share"
+	"$fixtures/learning/pai-procrypto" "$fixtures/learning/pai-smartagent")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -37,33 +40,44 @@ echo "projection-panel: building synaxi-proxyd" >&2
 (cd proxyd && go build -o "$tmp/synaxi-proxyd" ./cmd/synaxi-proxyd)
 bin=$tmp/synaxi-proxyd
 
+mains=("$sessions"/*.jsonl "$sessions"/m-claude/*.jsonl)
+first=$("$bin" replay --json "${mains[0]}")
+def=$(sed -n 's/^  "budget_tokens": \([0-9]*\),$/\1/p' <<<"$first")
+scope=$(sed -n 's/^  "scope": "\(.*\)",$/\1/p' <<<"$first")
+
 echo "## Projection replay panel"
 echo
-echo "Every transcript in \`shared/fixtures/claude-code-sessions\`: four main sessions of"
-echo "one repository (Claude Code 2.1.39) with their subagents and compaction agents, and"
-echo "c76e5be5 (\`m-claude/\`, another user, Claude Code 2.1.6 on Windows), replayed at the"
-echo "default configuration with \`synaxi-proxyd replay --markdown ${panel[*]}\`."
-echo "Each request is billed by a simulated prompt cache twice, as Claude Code sends it"
-echo "(the baseline) and as the projection serves it; ÷ is baseline over projected (raw"
-echo "input tokens, and billed-equivalent input: uncached 1×, cache writes 1.25× or 2× by"
-echo "TTL, reads 0.1×). \"engaged\" counts the requests the engine projected; the others"
-echo "were forwarded byte for byte. \"new content\" is the tokens the client sent for the"
-echo "first time, which any layout writes or sends uncached at least once: the projected"
-echo "hit ratio is at most 1 − new content ÷ projected raw tokens (\"hit ceiling\"), and at"
-echo "a raw context exactly 3.5× below the baseline's (issue 8's target) at most"
-echo "\"ceiling at 3.5×\" (docs/projection.md, \"The hit-ratio ceiling\"). \"blind edits\" counts the"
-echo "edits whose old text the request they answer did not show, and \"billed ÷ with re-reads\""
-echo "prices what such an agent would read again first (docs/projection.md, \"Edits of text"
-echo "the request did not show\"). Median and worst"
-echo "are per column; the notes under the table say which transcripts lost records and how"
-echo "their requests were rebuilt."
+echo "Every transcript in \`shared/fixtures\`: four main sessions of one repository"
+echo "(Claude Code 2.1.39) with their subagents and compaction agents; c76e5be5"
+echo "(\`m-claude/\`, Claude Code 2.1.6 on Windows); five sessions of five more users"
+echo "(Claude Code 1.0.29 to 2.1.160, one in Japanese); and the learning set's"
+echo "sessions. Replayed at commit $(git rev-parse --short HEAD) with the proxy's default"
+echo "scope (\`$scope\`) and configuration: \`synaxi-proxyd replay --markdown PATH…\` (the paths in"
+echo "\`scripts/bench.d/projection-panel.sh\`). Each request goes through the proxy's"
+echo "gate and, where it hands it over, the projection engine, with a real Claude Code"
+echo "2.1.332 main session's tools and system prompt (transcripts do not record them),"
+echo "and is billed by a simulated prompt cache twice, as Claude Code sends it (the"
+echo "baseline) and as the proxy serves it; ÷ is baseline over projected"
+echo "billed-equivalent input (uncached 1×, cache writes 1.25× or 2× by TTL, reads 0.1×)."
+echo "\"engaged\" counts the requests the engine projected; the others were served"
+echo "byte for byte. \"billed ÷ with re-reads\" prices a re-read of the file before"
+echo "every blind edit (an edit whose old text the request did not show), \"with"
+echo "recovery\" every re-read or re-run the referee finds needed (docs/projection.md,"
+echo "\"What the user loses\"). \"bound ÷\" is the best any projection of the session"
+echo "could reach (its fixed part written once and read, new content written once), and"
+echo "\"share of bound\" how much of it the projection reaches, recoveries priced."
+echo "\"blind edits\" is the projection's count (the unprojected transcript's own in"
+echo "brackets); \"hidden then needed\" counts, by kind, where an answer or the user"
+echo "used what the request no longer showed, \"recovery tokens\" what recovering it"
+echo "read again; \"user-typed hidden\" counts user-typed blocks some later request did"
+echo "not show (must be 0). \"worst stop\" is the lowest billed ÷ had the session ended"
+echo "earlier; \"never costlier\" says the projection, recoveries priced, billed no more."
+echo "Median and worst are per column; the notes say how lost records were rebuilt."
 echo
 echo "projection-panel: replaying the panel" >&2
 "$bin" replay --markdown "${panel[@]}"
 echo
 
-mains=("$sessions"/*.jsonl "$sessions"/m-claude/*.jsonl)
-def=$("$bin" replay --json "${mains[0]}" | sed -n 's/^  "budget_tokens": \([0-9]*\),$/\1/p')
 echo "### Budget sensitivity (main sessions)"
 echo
 echo "The default budget ($def tokens for a 200K window) follows the session's working"

@@ -16,10 +16,13 @@ import (
 )
 
 // clientJSON holds the system prompt, tool schemas and environment message
-// of a real Claude Code 2.1.332 worker request; transcripts do not record
-// them, so both sides of the replay use these.
+// of a real Claude Code 2.1.332 interactive main-session request;
+// transcripts do not record them, so both sides of the replay use these,
+// for main sessions and subagents alike (neither carries the worker's
+// sentinel, so the gate's scope decides whether they are projected, as in
+// the proxy).
 //
-//go:embed client.json
+//go:embed main.json
 var clientJSON []byte
 
 // request is one API request a transcript implies.
@@ -48,6 +51,17 @@ type built struct {
 	// message before them (the call's record is missing), or answer one
 	// twice; they are left out of every request.
 	dropped int
+	// summaries holds the text of the compaction summaries (records
+	// marked isCompactSummary): user-role, but written by Claude Code,
+	// not typed by the user (see userTyped).
+	summaries map[string]bool
+	// orphans counts the answers with no user turn before them in the
+	// file (a continued session's first ones), each sent after a
+	// placeholder user message (orphanText) on both sides.
+	orphans int
+	// sidechain counts the inline subagent records (isSidechain, Claude
+	// Code 1.x) left out of a main session's requests.
+	sidechain int
 }
 
 // lostResultText is the error result sent for a tool call whose result the
@@ -55,6 +69,21 @@ type built struct {
 // stays fair; it only keeps the rebuilt requests valid.
 const lostResultText = "The result of this tool call was not recorded in the transcript " +
 	"(its record is missing or did not parse); the replay sends this error in its place."
+
+// orphanText is the user message sent before an answer whose user turn
+// the file does not hold (a continued session begins with one). Both sides
+// send it; it only keeps the rebuilt requests valid.
+var orphanText = json.RawMessage(`{"type":"text","text":"The user turn of this answer is in an earlier transcript file; the replay sends this in its place."}`)
+
+// onlyResults reports whether blocks are all tool results (or none).
+func onlyResults(blocks []json.RawMessage) bool {
+	for _, b := range blocks {
+		if gjson.GetBytes(b, "type").String() != "tool_result" {
+			return false
+		}
+	}
+	return true
+}
 
 // requests rebuilds the sequence of Messages requests of a transcript: every
 // distinct assistant message is one request whose history is everything
@@ -64,10 +93,11 @@ const lostResultText = "The result of this tool call was not recorded in the tra
 // the transcript lacks is replaced by an error result (lostResultText), a
 // result that answers no call of the message before it is left out.
 func requests(r *transcript.Reader) (built, error) {
-	var b built
+	b := built{summaries: map[string]bool{}}
 	var hist []msg
 	reset := false
 	lastA := -1
+	main := false // a record outside a sidechain was seen
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -83,6 +113,14 @@ func requests(r *transcript.Reader) (built, error) {
 		if rec.Message == nil || (rec.Type != transcript.TypeUser && rec.Type != transcript.TypeAssistant) {
 			continue
 		}
+		if rec.IsSidechain && main {
+			// Claude Code 1.x logged a Task subagent's turns inline in
+			// the main session's file; they were never part of its
+			// requests. (A subagent's own file is all sidechain.)
+			b.sidechain++
+			continue
+		}
+		main = main || !rec.IsSidechain
 		m := rec.Message
 		if m.Model == "<synthetic>" {
 			continue // written by Claude Code itself, never sent or received
@@ -90,6 +128,18 @@ func requests(r *transcript.Reader) (built, error) {
 		blocks := contentBlocks(m.Content)
 		if len(blocks) == 0 {
 			continue
+		}
+		if rec.IsCompactSummary {
+			for _, blk := range blocks {
+				if t := gjson.GetBytes(blk, "text"); t.Type == gjson.String {
+					b.summaries[t.Str] = true
+				}
+			}
+			if len(hist) > 0 {
+				// Claude Code 1.x marks a compaction by its summary alone,
+				// with no boundary record before it.
+				hist, reset, lastA = nil, true, -1
+			}
 		}
 		switch rec.Type {
 		case transcript.TypeUser:
@@ -100,6 +150,14 @@ func requests(r *transcript.Reader) (built, error) {
 			}
 		case transcript.TypeAssistant:
 			n := len(hist)
+			if n == 0 || n == 1 && hist[0].Role == "user" && onlyResults(hist[0].Content) {
+				// A continued session's file can begin with an answer
+				// (or results) whose user turn is in an earlier file:
+				// a placeholder stands for it.
+				hist = []msg{{Role: "user", Content: []json.RawMessage{orphanText}}}
+				n = 1
+				b.orphans++
+			}
 			if lastA >= 0 && lastA < n && m.ID != "" && hist[lastA].id == m.ID {
 				// One response is stored as one record per block; tool
 				// results may be written between them.

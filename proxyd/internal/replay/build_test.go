@@ -191,7 +191,7 @@ func TestRunCountsRepairs(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, x.bytes(), 0o600))
 	var dump bytes.Buffer
 	var resets []bool
-	rep, err := Run(context.Background(), path, Options{Dump: &dump}, func(b Body) { resets = append(resets, b.Reset) })
+	rep, err := Run(context.Background(), path, Options{Scope: ScopeAll, Dump: &dump}, func(b Body) { resets = append(resets, b.Reset) })
 	require.NoError(t, err)
 	assert.Equal(t, 13, rep.Requests)
 	assert.Equal(t, []bool{false, false, false, false, false, false, false, false, true, false, false, false, false}, resets)

@@ -19,17 +19,26 @@ type newContent struct {
 }
 
 // add counts one baseline request of raw tokens; reset says it starts a
-// new history.
-func (c *newContent) add(raw int64, reset bool) {
-	shared := c.prev
-	switch {
-	case !c.started:
-		shared = 0
-	case reset:
-		shared = min(c.keep, c.prev)
-	}
-	c.n += max(0, raw-shared)
+// new history. It returns the request's new content.
+func (c *newContent) add(raw int64, reset bool) int64 {
+	shared := sharedPrefix(c.prev, c.keep, c.started, reset)
+	fresh := max(0, raw-shared)
+	c.n += fresh
 	c.prev, c.started = raw, true
+	return fresh
+}
+
+// sharedPrefix is what a request shares with the one before it (prev
+// tokens of it, or of its fixed part): nothing for the first, the tools
+// and system prompt (keep) after a compaction, else all of it.
+func sharedPrefix(prev, keep int64, started, reset bool) int64 {
+	switch {
+	case !started:
+		return 0
+	case reset:
+		return min(keep, prev)
+	}
+	return prev
 }
 
 // hitCeiling is the highest cache-hit ratio a layout sending raw tokens in

@@ -17,12 +17,17 @@ import (
 type Summary struct {
 	RawReduction    float64 `json:"raw_reduction"`
 	BilledReduction float64 `json:"billed_reduction"`
-	// The billed reduction with the reads blind edits imply (see
-	// rereads).
-	BilledReductionWithRereads float64 `json:"billed_reduction_with_rereads"`
-	CacheHitRatio              float64 `json:"cache_hit_ratio"`
-	InvalidRequests            int     `json:"invalid_requests"`
-	PrefixViolations           int     `json:"prefix_violations"`
+	// The billed reduction with a re-read before every blind edit, and
+	// with every recovery priced (see recovery).
+	BilledReductionWithRereads  float64 `json:"billed_reduction_with_rereads"`
+	BilledReductionWithRecovery float64 `json:"billed_reduction_with_recovery"`
+	// The session's bound and the share of it reached (see bound).
+	BoundReduction   float64 `json:"bound_reduction"`
+	BoundShare       float64 `json:"bound_share"`
+	CacheHitRatio    float64 `json:"cache_hit_ratio"`
+	InvalidRequests  int     `json:"invalid_requests"`
+	PrefixViolations int     `json:"prefix_violations"`
+	UserTypedHidden  int     `json:"user_typed_hidden"`
 	// The hit-ratio ceilings' median and lowest value.
 	HitCeiling            float64 `json:"hit_ceiling"`
 	HitCeilingAtTargetRaw float64 `json:"hit_ceiling_at_target_raw"`
@@ -30,6 +35,11 @@ type Summary struct {
 	// point.
 	WorstStop float64 `json:"worst_stop_billed_reduction"`
 }
+
+// LongSession is the number of requests from which a transcript counts as
+// a long session in the panel's own summary lines (the fixtures' main
+// sessions have 103–418, their subagents 1–13).
+const LongSession = 50
 
 // Transcripts expands the command line's paths: a file is taken as it is;
 // a directory contributes the *.jsonl files directly in it and those in
@@ -98,10 +108,23 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.Projected.Rereads += rep.Projected.Rereads
 		sum.bre.Add(rep.bre)
 		sum.pre.Add(rep.pre)
+		sum.brc.Add(rep.brc)
+		sum.prc.Add(rep.prc)
+		sum.bound += rep.bound
+		sum.Baseline.Recoveries += rep.Baseline.Recoveries
+		sum.Projected.Recoveries += rep.Projected.Recoveries
+		sum.Baseline.HiddenThenNeeded.add(rep.Baseline.HiddenThenNeeded)
+		sum.Projected.HiddenThenNeeded.add(rep.Projected.HiddenThenNeeded)
+		sum.Projected.UserTypedHidden += rep.Projected.UserTypedHidden
+		if sum.Projected.FirstUserTypedHidden == "" && rep.Projected.FirstUserTypedHidden != "" {
+			sum.Projected.FirstUserTypedHidden = ShortName(path) + ": " + rep.Projected.FirstUserTypedHidden
+		}
+		sum.SidechainRecords += rep.SidechainRecords
+		sum.OrphanAnswers += rep.OrphanAnswers
 		if sum.WorstStopRequest == 0 || rep.WorstStop < sum.WorstStop {
 			sum.WorstStop, sum.WorstStopRequest = rep.WorstStop, rep.WorstStopRequest
 		}
-		sum.BudgetTokens, sum.ThresholdTokens, sum.ClientSource = rep.BudgetTokens, rep.ThresholdTokens, rep.ClientSource
+		sum.BudgetTokens, sum.ThresholdTokens, sum.ClientSource, sum.Scope = rep.BudgetTokens, rep.ThresholdTokens, rep.ClientSource, rep.Scope
 		sum.bu.Add(rep.bu)
 		sum.pu.Add(rep.pu)
 		sum.Baseline.InvalidRequests += rep.Baseline.InvalidRequests
@@ -118,6 +141,16 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 	sum.Projected.PrefixViolations, sum.Projected.Reprojections = &violations, &reprojections
 	sum.totals()
 	*sum.Median, *sum.Worst = summarise(sum.Rows)
+	var long []*Report
+	for _, r := range sum.Rows {
+		if r.Requests >= LongSession {
+			long = append(long, r)
+		}
+	}
+	if len(long) > 0 && len(long) < len(sum.Rows) {
+		sum.LongMedian, sum.LongWorst = &Summary{}, &Summary{}
+		*sum.LongMedian, *sum.LongWorst = summarise(long)
+	}
 	return sum, nil
 }
 
@@ -143,43 +176,67 @@ func summarise(rows []*Report) (median, worst Summary) {
 		}
 		return (v[n/2-1] + v[n/2]) / 2
 	}
-	raw := col(func(r *Report) float64 { return r.RawReduction })
-	billed := col(func(r *Report) float64 { return r.BilledReduction })
-	hit := col(func(r *Report) float64 { return r.Projected.CacheHitRatio })
-	inv := col(func(r *Report) float64 { return float64(r.Projected.InvalidRequests) })
-	vio := col(func(r *Report) float64 { return float64(deref(r.Projected.PrefixViolations)) })
-	ceil := col(func(r *Report) float64 { return r.HitCeiling })
-	ceilT := col(func(r *Report) float64 { return r.HitCeilingAtTargetRaw })
-	reread := col(func(r *Report) float64 { return r.BilledReductionWithRereads })
-	stop := col(func(r *Report) float64 { return r.WorstStop })
-	median = Summary{mid(raw), mid(billed), mid(reread), mid(hit), int(mid(inv)), int(mid(vio)), mid(ceil), mid(ceilT), mid(stop)}
-	worst = Summary{raw[0], billed[0], reread[0], hit[0], int(inv[len(inv)-1]), int(vio[len(vio)-1]), ceil[0], ceilT[0], stop[0]}
-	return median, worst
+	med := func(f func(*Report) float64) float64 { return mid(col(f)) }
+	low := func(f func(*Report) float64) float64 { return col(f)[0] }
+	high := func(f func(*Report) float64) float64 { v := col(f); return v[len(v)-1] }
+	floats := []func(*Report) float64{
+		func(r *Report) float64 { return r.RawReduction },
+		func(r *Report) float64 { return r.BilledReduction },
+		func(r *Report) float64 { return r.BilledReductionWithRereads },
+		func(r *Report) float64 { return r.BilledReductionWithRecovery },
+		func(r *Report) float64 { return r.BoundReduction },
+		func(r *Report) float64 { return r.BoundShare },
+		func(r *Report) float64 { return r.Projected.CacheHitRatio },
+		func(r *Report) float64 { return r.HitCeiling },
+		func(r *Report) float64 { return r.HitCeilingAtTargetRaw },
+		func(r *Report) float64 { return r.WorstStop },
+	}
+	counts := []func(*Report) float64{
+		func(r *Report) float64 { return float64(r.Projected.InvalidRequests) },
+		func(r *Report) float64 { return float64(deref(r.Projected.PrefixViolations)) },
+		func(r *Report) float64 { return float64(r.Projected.UserTypedHidden) },
+	}
+	fill := func(f, c func(func(*Report) float64) float64) Summary {
+		v := make([]float64, len(floats))
+		for i, g := range floats {
+			v[i] = f(g)
+		}
+		return Summary{RawReduction: v[0], BilledReduction: v[1], BilledReductionWithRereads: v[2],
+			BilledReductionWithRecovery: v[3], BoundReduction: v[4], BoundShare: v[5], CacheHitRatio: v[6],
+			HitCeiling: v[7], HitCeilingAtTargetRaw: v[8], WorstStop: v[9],
+			InvalidRequests: int(c(counts[0])), PrefixViolations: int(c(counts[1])), UserTypedHidden: int(c(counts[2]))}
+	}
+	return fill(med, med), fill(low, high)
 }
 
 // panelHeader names the panel table's columns.
-var panelHeader = []string{"transcript", "requests", "engaged", "raw ÷", "billed ÷", "billed ÷ with re-reads", "projected hit", "baseline hit",
-	"new content", "hit ceiling", fmt.Sprintf("ceiling at %.1f×", TargetRawReduction),
-	"worst stop", "costlier stops", "blind edits (baseline)", "invalid", "prefix violations", "re-projections"}
+var panelHeader = []string{"transcript", "requests", "engaged", "billed ÷", "billed ÷ with re-reads", "billed ÷ with recovery",
+	"bound ÷", "share of bound", "blind edits (baseline)", "hidden then needed (edits/reads/commands/symbols/quotes)",
+	"recovery tokens", "user-typed hidden", "invalid", "worst stop", "never costlier"}
 
 // panelCells are the panel table's rows: one per transcript, then the
 // median and the worst.
 func (r *Report) panelCells() [][]string {
+	x := func(v float64) string { return fmt.Sprintf("%.2f×", v) }
 	var out [][]string
 	for _, r := range r.Rows {
+		n := r.Projected.HiddenThenNeeded
+		never := "yes"
+		if !r.NeverCostlier {
+			never = "**no**"
+		}
 		out = append(out, []string{ShortName(r.Transcript), fmt.Sprint(r.Requests), fmt.Sprint(r.Engaged),
-			fmt.Sprintf("%.2f×", r.RawReduction), fmt.Sprintf("%.2f×", r.BilledReduction),
-			fmt.Sprintf("%.2f×", r.BilledReductionWithRereads), fmt.Sprintf("%.3f", r.Projected.CacheHitRatio), fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio),
-			fmt.Sprint(r.NewContentTokens), fmt.Sprintf("%.3f", r.HitCeiling), fmt.Sprintf("%.3f", r.HitCeilingAtTargetRaw),
-			fmt.Sprintf("%.2f× at %d", r.WorstStop, r.WorstStopRequest), fmt.Sprint(r.CostlierStops),
+			x(r.BilledReduction), x(r.BilledReductionWithRereads), x(r.BilledReductionWithRecovery),
+			x(r.BoundReduction), fmt.Sprintf("%.2f", r.BoundShare),
 			fmt.Sprintf("%d (%d)", r.Projected.BlindEdits, r.Baseline.BlindEdits),
-			fmt.Sprint(r.Projected.InvalidRequests), fmt.Sprint(deref(r.Projected.PrefixViolations)), fmt.Sprint(deref(r.Projected.Reprojections))})
+			fmt.Sprintf("%d (%d/%d/%d/%d/%d)", n.Total(), n.Edits, n.Reads, n.Commands, n.Symbols, n.Quotes),
+			fmt.Sprint(n.RecoveryTokens), fmt.Sprint(r.Projected.UserTypedHidden), fmt.Sprint(r.Projected.InvalidRequests),
+			fmt.Sprintf("%s at %d", x(r.WorstStop), r.WorstStopRequest), never})
 	}
 	for _, s := range r.summaries() {
-		out = append(out, []string{s.name, "", "", fmt.Sprintf("%.2f×", s.v.RawReduction), fmt.Sprintf("%.2f×", s.v.BilledReduction),
-			fmt.Sprintf("%.2f×", s.v.BilledReductionWithRereads), fmt.Sprintf("%.3f", s.v.CacheHitRatio), "", "", fmt.Sprintf("%.3f", s.v.HitCeiling), fmt.Sprintf("%.3f", s.v.HitCeilingAtTargetRaw),
-			fmt.Sprintf("%.2f×", s.v.WorstStop), "", "",
-			fmt.Sprint(s.v.InvalidRequests), fmt.Sprint(s.v.PrefixViolations), ""})
+		out = append(out, []string{s.name, "", "", x(s.v.BilledReduction), x(s.v.BilledReductionWithRereads), x(s.v.BilledReductionWithRecovery),
+			x(s.v.BoundReduction), fmt.Sprintf("%.2f", s.v.BoundShare), "", "", "",
+			fmt.Sprint(s.v.UserTypedHidden), fmt.Sprint(s.v.InvalidRequests), x(s.v.WorstStop), ""})
 	}
 	return out
 }
@@ -190,7 +247,7 @@ func (r *Report) panelCells() [][]string {
 func (r *Report) notes() []string {
 	var out []string
 	for _, r := range r.Rows {
-		if r.RepairedResults == 0 && r.DroppedResults == 0 && r.SkippedLines == 0 {
+		if r.repairs() == "" {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s", ShortName(r.Transcript), r.repairs()))
@@ -206,6 +263,12 @@ func (r *Report) repairs() string {
 	}
 	if n := r.RepairedResults; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d tool %s no result in the transcript, answered with an error result on both sides", n, plural(n, "call has", "calls have")))
+	}
+	if n := r.SidechainRecords; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d inline subagent %s left out of the main session's requests", n, plural(n, "record", "records")))
+	}
+	if n := r.OrphanAnswers; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s no user turn before %s in the file (a continued session), sent after a placeholder user message on both sides", n, plural(n, "answer has", "answers have"), plural(n, "it", "them")))
 	}
 	if n := r.DroppedResults; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d tool %s no call before %s, left out on both sides", n, plural(n, "result answers", "results answer"), plural(n, "it", "them")))
@@ -256,7 +319,12 @@ func (r *Report) summaries() []namedSummary {
 	if r.Median == nil || r.Worst == nil {
 		return nil
 	}
-	return []namedSummary{{"median", *r.Median}, {"worst", *r.Worst}}
+	out := []namedSummary{{"median", *r.Median}, {"worst", *r.Worst}}
+	if r.LongMedian != nil && r.LongWorst != nil {
+		long := fmt.Sprintf(" (%d requests or more)", LongSession)
+		out = append(out, namedSummary{"median" + long, *r.LongMedian}, namedSummary{"worst" + long, *r.LongWorst})
+	}
+	return out
 }
 
 // ShortName names a transcript by its file name, prefixed with its session

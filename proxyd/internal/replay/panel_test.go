@@ -77,12 +77,15 @@ func TestPanel(t *testing.T) {
 		budget      int
 		raw, billed float64
 	}{
-		{"default", 0, 3.5, 2.0},
-		{"budget-30%", def * 7 / 10, 3, 1.7},
-		{"budget+30%", def * 13 / 10, 3, 1.7},
+		// Regression guards on measured figures (docs/projection.md),
+		// with the main session's 10K-token tools and system prompt: raw
+		// 2.72–5.39×, billed 1.89–3.49× at the default when written.
+		{"default", 0, 2.7, 1.85},
+		{"budget-30%", def * 7 / 10, 2.1, 1.6},
+		{"budget+30%", def * 13 / 10, 2.1, 1.6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{Projection: projection.Config{BudgetTokens: tc.budget}}
+			opts := Options{Scope: ScopeAll, Projection: projection.Config{BudgetTokens: tc.budget}}
 			for _, p := range paths {
 				sub := filepath.Base(filepath.Dir(p)) == "subagents"
 				if tc.budget != 0 && sub {
@@ -140,11 +143,10 @@ func TestPanel(t *testing.T) {
 				assert.GreaterOrEqual(t, rep.RawReduction, tc.raw, name)
 				assert.GreaterOrEqual(t, rep.BilledReduction, tc.billed, name)
 				if tc.budget == 0 {
-					assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.85, name)
-					// The saving holds with the files the projection hid
-					// read again (see rereads): 2.04x at worst when this
-					// was written.
-					assert.GreaterOrEqual(t, rep.BilledReductionWithRereads, 2.0, "%s: with re-reads", name)
+					assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.9, name)
+					// The saving holds with a re-read before every blind
+					// edit (see recovery): 1.76x at worst when written.
+					assert.GreaterOrEqual(t, rep.BilledReductionWithRereads, 1.75, "%s: with re-reads", name)
 				}
 			}
 		})

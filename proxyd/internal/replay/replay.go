@@ -1,36 +1,58 @@
 // Package replay is `synaxi-proxyd replay`: it rebuilds the requests a real
-// Claude Code transcript implies, runs each through the real projection
-// engine as if the conversation were a worker's, and compares the baseline
-// (the growing transcript as Claude Code sends it, with its own cache
-// breakpoints) with the projection under a simulated prompt cache.
+// Claude Code transcript implies, sends each through the proxy's gate with
+// the proxy's scope (main sessions and subagents alike carry no worker
+// sentinel, so `all` projects them and `worker` leaves them as sent) and,
+// where the gate hands it over, the real projection engine, and compares
+// the baseline (the growing transcript as Claude Code sends it, with its
+// own cache breakpoints) with what the proxy serves under a simulated
+// prompt cache. It also referees what the projection took from the agent
+// and the user, and bounds what any projection could reach.
 //
 // The --json output is a stable schema (Report, schema version 1; fields
 // are only ever added):
 //
-//	{"schema":1, "transcript":PATH, "requests":N,
+//	{"schema":1, "transcript":PATH, "requests":N, "scope":"all|worker|off",
 //	 "budget_tokens":B, "threshold_tokens":T, "client_source":"…",
 //	 "baseline":  {"raw_tokens", "cache_write_tokens", "cache_read_tokens",
 //	               "uncached_input_tokens", "billed_equivalent",
 //	               "cache_hit_ratio", "invalid_requests", "blind_edits",
-//	               "rereads", "billed_equivalent_with_rereads"},
+//	               "rereads", "billed_equivalent_with_rereads",
+//	               "hidden_then_needed": {"edits", "reads", "commands",
+//	                  "symbols", "quotes", "recovery_tokens"},
+//	               "recoveries", "billed_equivalent_with_recovery",
+//	               "user_typed_hidden", "first_user_typed_hidden"},
 //	 "projected": {same fields, plus "prefix_violations", "reprojections"},
 //	 "raw_reduction": baseline/projected raw tokens,
 //	 "billed_reduction": baseline/projected billed-equivalent input,
-//	 "billed_reduction_with_rereads": the same with the reads blind edits
-//	                     imply (below),
+//	 "billed_reduction_with_rereads": the same with a re-read before
+//	                     every blind edit (below),
+//	 "billed_reduction_with_recovery": with every recovery the referee
+//	                     prices (below),
+//	 "bound_billed_equivalent", "bound_reduction", "bound_share": the
+//	                     session's bound (below),
+//	 "never_costlier":   the projection, recoveries priced, bills no more
+//	                     than the baseline,
+//	 "too_little_history": the engine engaged on no request (nothing
+//	                     measured but that the sessions are too short),
 //	 "engaged_requests": requests the engine projected (the rest are
 //	                     served as sent),
 //	 "new_content_tokens", "hit_ceiling", "hit_ceiling_at_target_raw":
 //	                     the hit-ratio ceiling (below),
-//	 "repaired_results", "dropped_results", "skipped_lines": what the
-//	                     request builder repaired (below),
+//	 "repaired_results", "dropped_results", "skipped_lines",
+//	 "sidechain_records", "orphan_answers": what the request builder
+//	                     repaired (below),
 //	 "worst_stop_billed_reduction", "worst_stop_request",
 //	 "costlier_stops":   had the session stopped earlier (below),
 //	 "rows": [one report of this shape per transcript],
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
-//	                     "billed_reduction_with_rereads", "cache_hit_ratio", "invalid_requests",
-//	                     "prefix_violations", "hit_ceiling",
-//	                     "hit_ceiling_at_target_raw"} (several transcripts only)}
+//	                     "billed_reduction_with_rereads",
+//	                     "billed_reduction_with_recovery", "bound_reduction",
+//	                     "bound_share", "cache_hit_ratio", "invalid_requests",
+//	                     "prefix_violations", "user_typed_hidden",
+//	                     "hit_ceiling", "hit_ceiling_at_target_raw",
+//	                     "worst_stop_billed_reduction"} (several transcripts only),
+//	 "long_median", "long_worst": the same over the rows of 50 requests or
+//	                     more (LongSession), when some rows are shorter}
 //
 // Given several transcripts (or a directory: its *.jsonl files and those
 // of every subagents/ directory below it), the top-level fields are the
@@ -54,9 +76,16 @@
 // record is lost) is left out. When a new response follows unanswered
 // calls directly, the client must have sent their results: that request
 // is rebuilt, ending with the error results. A call the transcript ends
-// on is in no request (none was sent after it). The report counts these
-// (repaired_results, dropped_results) and the lines that did not parse
-// (skipped_lines, transcript.Stats.Skipped).
+// on is in no request (none was sent after it). Claude Code 1.x logged a
+// Task subagent's turns inline (isSidechain) in the main session's file:
+// they are left out of its requests (sidechain_records); a subagent's own
+// file is all sidechain and is replayed whole. A continued session's file
+// can begin with answers whose user turn is in an earlier file: a
+// placeholder user message stands for it on both sides (orphan_answers).
+// Claude Code 1.x marks a compaction by its summary record alone, which
+// starts a new history as a boundary does. The report counts these
+// (repaired_results, dropped_results, sidechain_records, orphan_answers)
+// and the lines that did not parse (skipped_lines, transcript.Stats.Skipped).
 //
 // # Hit-ratio ceiling
 //
@@ -102,47 +131,88 @@
 // session that ends soon after the engine engages (engaging writes the
 // projection whole, and only the following turns' reads pay it back).
 //
-// # Edits of text the request did not show
+// # What the user loses
 //
 // The replay bills the transcript's own calls: it cannot know which calls
-// an agent that saw less would have added. blind_edits counts, on each
-// side, the Edit and MultiEdit calls the transcript's agent made whose old
-// text the request they answer did not show: a line of an old_string
-// (trimmed, 8 characters or more) that appears in none of the request's
-// message strings. An agent served that request would have had to read
-// the file again before editing it, a cost the billed figures leave out;
-// the projected count above the baseline's is what the projection took
-// from the agent.
+// an agent that saw less would have added. The referee finds, on each
+// side, where a request's answer (or the user turn it ends with) used
+// content that the request did not show (hidden_then_needed):
 //
-// billed_reduction_with_rereads prices those reads, on both sides, as
-// such an agent would make them (rereads): before the first blind edit of
-// a file in a stretch between two of the side's rebuilds (re-projections,
-// or compactions), one more turn, which reads from the cache the request
-// it follows, and the file as the history last showed it whole (its
-// latest Read result or Write; 0 tokens when there is none), written at
-// the request's TTL and read by every later request of the stretch. The
-// edits after it in the stretch see the file and add nothing. What the
-// re-read changes in the side's later rebuilds, and the turn's own
-// output, are left out. rereads counts the files so read.
+//   - edits (blind_edits): an Edit or MultiEdit whose old text has a line
+//     (trimmed, 8 characters or more) in none of the request's message
+//     strings; an agent served that request would have had to read the
+//     file again first;
+//   - reads: a Read of a file whose latest whole view in the history (a
+//     Read result or a Write) the request no longer showed;
+//   - commands: a Bash command, 8 characters or more, that the history
+//     showed and the request did not (run before, its call folded);
+//   - symbols: a code identifier (snake_case, camelCase, 8 characters or
+//     more) in a call's input, old text and paths aside, that the history
+//     showed and the request did not; each once per answer;
+//   - quotes: a line (20 characters or more) of the user's new message
+//     that repeats a line of the history before it which the request no
+//     longer showed before it; each once per message.
+//
+// On the baseline the history is the request, so only edits can count
+// there (the matcher's own noise: old text that was never shown, or shown
+// differently); the projected count above the baseline's is what the
+// projection took.
+//
+// Recovering costs a call at that moment (recovery): one more turn, which
+// reads the request it follows from the cache, and what it reads again —
+// the file as the history last showed it whole before a blind edit (else
+// the tool result that showed the old text), the latest tool result that
+// showed a symbol or a quoted line — written at the request's TTL and read
+// by every later request until the side's next rebuild. A blind edit's
+// re-read is priced every time, even of a file re-read before in the same
+// stretch: the replay serves the side's requests as they were, so the next
+// edit finds the file hidden again, and an edit needs its current text. A
+// symbol's or quote's source is priced once per stretch. A Read or a
+// command run again is its own recovery, already billed on both sides, and
+// adds nothing. billed_reduction_with_rereads prices the blind edits'
+// re-reads alone (rereads counts them), billed_reduction_with_recovery
+// every recovery (recoveries counts them, recovery_tokens what they read
+// again). What a recovery changes in later rebuilds, and its turn's
+// output, are left out.
+//
+// user_typed_hidden counts the user-typed blocks — text the user typed, a
+// slash-command or skill expansion, an image or a document: a user
+// message's blocks other than tool results, system reminders and
+// compaction summaries — that some later request of the side did not show
+// (each block once). It must be 0 (SPEC: what the user typed is served in
+// every later request exactly as sent).
+//
+// # The session's bound
+//
+// bound_billed_equivalent is the least billed-equivalent input any
+// projection of the session could bill, computed from the session alone:
+// its fixed part — the tools and system prompt, each history's first
+// message and the environment message after it, every user-typed block
+// and compaction summary — written once and read (0.1×) by every later
+// request, and every other token of new content (new_content_tokens)
+// written once (1.25×, or 2× at a 1-hour TTL) and never read again. A
+// pause longer than the TTL expires the cache, and the fixed part is
+// written again; a compaction keeps the tools and system prompt cached.
+// bound_reduction is the baseline's billed input over it, and bound_share
+// = bound ÷ the projection's billed input with every recovery priced: the
+// share of the best reduction the projection reaches (1 is the bound). A
+// projection that drops part of the fixed part (the client's system
+// prompt) can exceed 1.
 package replay
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"text/tabwriter"
+	"net/http"
 	"time"
 
 	"github.com/tidwall/gjson"
 
-	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -168,9 +238,21 @@ type Side struct {
 	// those reads (see rereads).
 	Rereads           int     `json:"rereads"`
 	BilledWithRereads float64 `json:"billed_equivalent_with_rereads"`
-	PrefixViolations  *int    `json:"prefix_violations,omitempty"`
-	Reprojections     *int    `json:"reprojections,omitempty"`
-	FirstInvalid      string  `json:"first_invalid,omitempty"`
+	// HiddenThenNeeded counts what the side's requests did not show and
+	// their answers (or the user) used; Recoveries how many re-reads or
+	// re-runs that costs, and BilledWithRecovery the billed-equivalent
+	// input with them (see the package doc, "What the user loses").
+	HiddenThenNeeded   Needed  `json:"hidden_then_needed"`
+	Recoveries         int     `json:"recoveries"`
+	BilledWithRecovery float64 `json:"billed_equivalent_with_recovery"`
+	// UserTypedHidden counts the user-typed blocks (messages, images,
+	// command and skill expansions) a later request of the side did not
+	// show; FirstUserTypedHidden begins the first of them.
+	UserTypedHidden      int    `json:"user_typed_hidden"`
+	FirstUserTypedHidden string `json:"first_user_typed_hidden,omitempty"`
+	PrefixViolations     *int   `json:"prefix_violations,omitempty"`
+	Reprojections        *int   `json:"reprojections,omitempty"`
+	FirstInvalid         string `json:"first_invalid,omitempty"`
 }
 
 // Report is the replay's result.
@@ -185,9 +267,35 @@ type Report struct {
 	Projected       Side    `json:"projected"`
 	RawReduction    float64 `json:"raw_reduction"`
 	BilledReduction float64 `json:"billed_reduction"`
-	// BilledReductionWithRereads is the billed reduction with the reads
-	// the blind edits imply on each side (see rereads).
-	BilledReductionWithRereads float64 `json:"billed_reduction_with_rereads"`
+	// BilledReductionWithRereads is the billed reduction with a re-read
+	// before every blind edit on each side (see recovery), and
+	// BilledReductionWithRecovery with every recovery the referee prices.
+	BilledReductionWithRereads  float64 `json:"billed_reduction_with_rereads"`
+	BilledReductionWithRecovery float64 `json:"billed_reduction_with_recovery"`
+	// BoundBilled is the best billed-equivalent input any projection of
+	// the session could reach (see bound), BoundReduction the baseline's
+	// over it, and BoundShare how much of it the projection reaches:
+	// BilledReductionWithRecovery ÷ BoundReduction.
+	BoundBilled    float64 `json:"bound_billed_equivalent"`
+	BoundReduction float64 `json:"bound_reduction"`
+	BoundShare     float64 `json:"bound_share"`
+	// NeverCostlier is true when the projection with every recovery
+	// priced bills no more than the baseline.
+	NeverCostlier bool `json:"never_costlier"`
+	// Scope is the gate's scope the requests were projected under
+	// (ScopeRule), as the proxy's projection.scope.
+	Scope string `json:"scope"`
+	// TooLittleHistory is true when the engine engaged on no request:
+	// nothing here is a measured saving, only that these sessions are too
+	// short for the projection to pay.
+	TooLittleHistory bool `json:"too_little_history"`
+	// SidechainRecords counts the inline subagent records (Claude Code
+	// 1.x) left out of a main session's requests.
+	SidechainRecords int `json:"sidechain_records"`
+	// OrphanAnswers counts the answers with no user turn before them in
+	// the file (a continued session's), sent after a placeholder user
+	// message on both sides.
+	OrphanAnswers int `json:"orphan_answers"`
 	// Engaged is how many requests the engine projected; the others were
 	// served as the client sent them.
 	Engaged int `json:"engaged_requests"`
@@ -221,11 +329,16 @@ type Report struct {
 	Rows   []*Report `json:"rows,omitempty"`
 	Median *Summary  `json:"median,omitempty"`
 	Worst  *Summary  `json:"worst,omitempty"`
+	// LongMedian and LongWorst summarise the rows of LongSession
+	// requests or more, when there are both such rows and others.
+	LongMedian *Summary `json:"long_median,omitempty"`
+	LongWorst  *Summary `json:"long_worst,omitempty"`
 
 	bu, pu cachesim.Usage
-	// bre and pre are what the sides' blind edits would have added
-	// (see rereads).
-	bre, pre cachesim.Usage
+	// bre and pre are what the sides' blind edits' re-reads add, brc and
+	// prc every recovery (see recovery); bound the bound's billed input.
+	bre, pre, brc, prc cachesim.Usage
+	bound              float64
 }
 
 // Options configures a replay.
@@ -234,6 +347,8 @@ type Options struct {
 	// Tools, when set, replaces the recorded client's tool schemas on both
 	// sides (a main session's, to measure the tool roster).
 	Tools []json.RawMessage
+	// Scope is the gate's scope (ScopeRule); empty: the proxy's default.
+	Scope string
 	// Dump, when set, receives one JSON line per simulated request (see
 	// DumpLine), for cross-checking the cache simulation.
 	Dump io.Writer
@@ -275,30 +390,35 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	scope := opts.Scope
+	if scope == "" {
+		scope = DefaultScope()
+	}
+	rule, err := ScopeRule(scope)
+	if err != nil {
+		return nil, err
+	}
 	eng := projection.New(opts.Projection)
 	tok := func(b []byte) int { return tokens.EstimateBytes(b) }
-	rep := &Report{Schema: Schema, Transcript: path, Requests: len(reqs),
+	rep := &Report{Schema: Schema, Transcript: path, Requests: len(reqs), Scope: scope,
 		ClientSource:    gjson.GetBytes(clientJSON, "source").String(),
-		RepairedResults: b.repaired, DroppedResults: b.dropped, SkippedLines: tr.Stats().Skipped()}
-	fresh := newContent{keep: c.prefixTokens(tok)}
+		RepairedResults: b.repaired, DroppedResults: b.dropped, SkippedLines: tr.Stats().Skipped(),
+		SidechainRecords: b.sidechain, OrphanAnswers: b.orphans}
+	keep := c.prefixTokens(tok)
+	env := int64(max(1, tok(cachesim.Canonical(c.Environment))))
+	fresh := newContent{keep: keep}
+	bnd := bound{keep: keep}
 	var base, proj *cachesim.Sim
 	var bu, pu cachesim.Usage
 	violations, reprojections := 0, 0
 	stops := stopTracker{}
-	var prev, prevBase []byte
-	var baseRe, projRe rereads
+	var prev []byte
+	var prevBV, prevPV *view
+	var baseL, projL loss
 	var prevTotal, prevBaseTotal int64
 	for i, r := range reqs {
-		var blindBase, blindProj []editCall
-		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
-			// The assistant message that answered the previous request.
-			if calls := editCalls(r.messages[len(reqs[i-1].messages)]); len(calls) > 0 {
-				blindBase, blindProj = unseen(calls, prevBase), unseen(calls, prev)
-				rep.Baseline.BlindEdits += len(blindBase)
-				rep.Projected.BlindEdits += len(blindProj)
-			}
-		}
-		baseRe.ttl1h, projRe.ttl1h = r.ttl == "1h", r.ttl == "1h"
+		baseL.setTTL(r.ttl)
+		projL.setTTL(r.ttl)
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
 			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
@@ -315,15 +435,17 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		bu.Add(u)
-		fresh.add(u.Total(), r.reset)
+		bnd.add(keep+fixedTokens(r.messages, b.summaries, env, tok), fresh.add(u.Total(), r.reset), r.at, r.reset, r.ttl)
 		if err := dump(opts.Dump, "baseline", r.at, base.MinTokens, bb, u); err != nil {
 			return nil, err
 		}
-		res, err := eng.ProjectBody(ctx, bb, "")
-		if err != nil {
-			return nil, fmt.Errorf("project request %d: %w", i, err)
+		res := &projection.Result{Body: bb}
+		if rule.Gated(http.MethodPost, "/v1/messages", gate.Parse(bb)) {
+			if res, err = eng.ProjectBody(ctx, bb, ""); err != nil {
+				return nil, fmt.Errorf("project request %d: %w", i, err)
+			}
+			rep.BudgetTokens, rep.ThresholdTokens = res.Budget, res.Threshold
 		}
-		rep.BudgetTokens, rep.ThresholdTokens = res.Budget, res.Threshold
 		if err := validate.Request(res.Body); err != nil {
 			rep.Projected.InvalidRequests++
 			if rep.Projected.FirstInvalid == "" {
@@ -342,17 +464,26 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		if res.Reprojected {
 			reprojections++
 		}
+		bv, pv := newView(bb), (*view)(nil)
 		if res.Engaged {
 			rep.Engaged++
+			pv = newView(res.Body)
+			projL.userTypedHidden(r.messages, b.summaries, pv)
+		} else {
+			pv = bv
 		}
-		// The reads an agent shown less would have added (see rereads).
-		baseRe.request(r.reset)
-		projRe.request(r.reset || res.Reprojected)
-		for _, c := range blindBase {
-			baseRe.edit(c.path, fileTokens(reqs[i-1].messages, c.path, tok), prevBaseTotal)
+		// What the answer to the previous request used that it did not
+		// show, and what recovering it costs (see loss).
+		baseL.request(r.reset)
+		projL.request(r.reset || res.Reprojected)
+		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
+			resp := r.messages[len(reqs[i-1].messages)]
+			h := reqs[i-1].messages
+			baseL.take(referee{h, prevBV, prevBV, tok}.answer(resp), prevBaseTotal)
+			projL.take(referee{h, prevBV, prevPV, tok}.answer(resp), prevTotal)
 		}
-		for _, c := range blindProj {
-			projRe.edit(c.path, fileTokens(reqs[i-1].messages, c.path, tok), prevTotal)
+		if pv != bv && hasUserText(r.messages[len(r.messages)-1], b.summaries) {
+			projL.take(referee{r.messages, bv, pv, tok}.quotes(b.summaries, lines(bv.prefix), lines(pv.prefix)), pu2.Total())
 		}
 		prevBaseTotal, prevTotal = u.Total(), pu2.Total()
 		if prev != nil && !r.reset && !res.Reprojected {
@@ -360,7 +491,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 				violations++
 			}
 		}
-		prev, prevBase = res.Body, bb
+		prev, prevBV, prevPV = res.Body, bv, pv
 		if each != nil {
 			each(Body{Baseline: bb, Projected: res.Body, Reprojected: res.Reprojected, Reset: r.reset, Engaged: res.Engaged})
 		}
@@ -368,12 +499,34 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.Projected.PrefixViolations = &violations
 	rep.Projected.Reprojections = &reprojections
 	rep.bu, rep.pu = bu, pu
-	rep.bre, rep.pre = baseRe.u, projRe.u
-	rep.Baseline.Rereads, rep.Projected.Rereads = baseRe.calls, projRe.calls
+	rep.Baseline.takeLoss(&baseL)
+	rep.Projected.takeLoss(&projL)
+	rep.bre, rep.pre = baseL.edits.u, projL.edits.u
+	rep.brc, rep.prc = baseL.all.u, projL.all.u
+	rep.bound = bnd.billed
 	rep.NewContentTokens = fresh.n
 	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
 	return rep, nil
+}
+
+// takeLoss fills the side's referee figures.
+func (s *Side) takeLoss(l *loss) {
+	s.HiddenThenNeeded = l.needed
+	s.HiddenThenNeeded.RecoveryTokens = l.all.u.Write5m + l.all.u.Write1h
+	s.BlindEdits = l.needed.Edits
+	s.Rereads, s.Recoveries = l.edits.calls, l.all.calls
+	s.UserTypedHidden, s.FirstUserTypedHidden = len(l.userHidden), l.first
+}
+
+// hasUserText reports whether a message holds user-typed text.
+func hasUserText(m msg, summaries map[string]bool) bool {
+	for _, b := range m.Content {
+		if userTyped(b, summaries) && gjson.GetBytes(b, "type").String() == "text" {
+			return true
+		}
+	}
+	return false
 }
 
 // editCalls returns the Edit and MultiEdit calls of assistant message m
@@ -410,43 +563,20 @@ func editCalls(m msg) []editCall {
 // unseen looks for (shorter ones, "}" or "end", are everywhere).
 const minShownLine = 8
 
-// unseen returns the calls with a line of old text the request body did
-// not show: in none of its messages' strings.
-func unseen(calls []editCall, body []byte) []editCall {
-	if body == nil {
+// unseenIn returns the calls with a line of old text the request's view
+// did not show: in none of its messages' strings. With no request before
+// (v nil) there is nothing to compare.
+func unseenIn(calls []editCall, v *view) []editCall {
+	if v == nil {
 		return nil
 	}
-	shown := shownText(body)
 	var out []editCall
 	for _, call := range calls {
-	lines:
-		for _, old := range call.olds {
-			for _, line := range strings.Split(old, "\n") {
-				if t := strings.TrimSpace(line); len(t) >= minShownLine && !strings.Contains(shown, t) {
-					out = append(out, call)
-					break lines
-				}
-			}
+		if firstUnseen(call, v) != "" {
+			out = append(out, call)
 		}
 	}
 	return out
-}
-
-// shownText is every string of a request's messages, one per line.
-func shownText(body []byte) string {
-	var sb strings.Builder
-	var walk func(v gjson.Result)
-	walk = func(v gjson.Result) {
-		switch {
-		case v.Type == gjson.String:
-			sb.WriteString(v.Str)
-			sb.WriteByte('\n')
-		case v.IsArray() || v.IsObject():
-			v.ForEach(func(_, c gjson.Result) bool { walk(c); return true })
-		}
-	}
-	walk(gjson.GetBytes(body, "messages"))
-	return sb.String()
 }
 
 // stopTracker follows the billed reduction of every stopping point: the
@@ -479,10 +609,22 @@ func (r *Report) totals() {
 	r.Projected.fill(r.pu)
 	r.Baseline.BilledWithRereads = r.Baseline.BilledEquivalent + r.bre.BilledEquivalent()
 	r.Projected.BilledWithRereads = r.Projected.BilledEquivalent + r.pre.BilledEquivalent()
-	r.RawReduction, r.BilledReduction, r.BilledReductionWithRereads = 0, 0, 0
+	r.Baseline.BilledWithRecovery = r.Baseline.BilledEquivalent + r.brc.BilledEquivalent()
+	r.Projected.BilledWithRecovery = r.Projected.BilledEquivalent + r.prc.BilledEquivalent()
+	r.RawReduction, r.BilledReduction, r.BilledReductionWithRereads, r.BilledReductionWithRecovery = 0, 0, 0, 0
+	r.BoundBilled, r.BoundReduction, r.BoundShare = r.bound, 0, 0
 	if r.Projected.BilledWithRereads > 0 {
 		r.BilledReductionWithRereads = r.Baseline.BilledWithRereads / r.Projected.BilledWithRereads
 	}
+	if r.Projected.BilledWithRecovery > 0 {
+		r.BilledReductionWithRecovery = r.Baseline.BilledWithRecovery / r.Projected.BilledWithRecovery
+	}
+	if r.bound > 0 && r.Projected.BilledWithRecovery > 0 {
+		r.BoundReduction = r.Baseline.BilledEquivalent / r.bound
+		r.BoundShare = r.bound / r.Projected.BilledWithRecovery
+	}
+	r.NeverCostlier = r.Projected.BilledWithRecovery <= r.Baseline.BilledWithRecovery*(1+1e-9)
+	r.TooLittleHistory = r.Engaged == 0
 	if r.pu.Total() > 0 {
 		r.RawReduction = float64(r.bu.Total()) / float64(r.pu.Total())
 	}
@@ -514,139 +656,4 @@ func (s *Side) fill(u cachesim.Usage) {
 	if t := u.Total(); t > 0 {
 		s.CacheHitRatio = float64(u.Read) / float64(t)
 	}
-}
-
-// Main is `synaxi-proxyd replay PATH… [--json] [--budget N] [--threshold N]
-// [--trim-tools] [--stub-tools] [--tools-from BODY.json] [--dump FILE]`: each PATH is a transcript or a directory of
-// them (see Transcripts).
-func Main(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print the report as JSON (stable schema, see the package doc)")
-	markdown := fs.Bool("markdown", false, "print the per-transcript table as Markdown")
-	budget := fs.Int("budget", 0, "world budget in tokens (0: sized to the model, as projection.budget_tokens)")
-	threshold := fs.Int("threshold", 0, "re-projection step in tokens (0: derived from the budget)")
-	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
-	stub := fs.Bool("stub-tools", config.Default().Projection.StubTools, "serve tools never called as stubs, as projection.stub_tools does (--stub-tools=false: as sent)")
-	toolsFrom := fs.String("tools-from", "", "a captured request body whose tools both sides send instead of the worker's")
-	dumpPath := fs.String("dump", "", "write every simulated request (side, time, body, usage) as JSON lines to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl|DIR… [--json|--markdown] [--budget N] [--threshold N] [--trim-tools] [--stub-tools] [--tools-from BODY.json] [--dump FILE]")
-		fmt.Fprintln(stderr, "A directory stands for its *.jsonl files and those in every subagents/ directory below it.")
-		fs.PrintDefaults()
-	}
-	// Flags may follow the transcript paths.
-	var args1 []string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return 2
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		args1 = append(args1, fs.Arg(0))
-		rest = fs.Args()[1:]
-	}
-	if len(args1) == 0 {
-		fs.Usage()
-		return 2
-	}
-	paths, err := Transcripts(args1)
-	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
-		return 1
-	}
-	opts := Options{Projection: projection.Config{BudgetTokens: *budget, ThresholdTokens: *threshold, TrimTools: *trim, StubTools: *stub}}
-	if *toolsFrom != "" {
-		b, err := os.ReadFile(*toolsFrom)
-		if err == nil && !gjson.GetBytes(b, "tools").IsArray() {
-			err = fmt.Errorf("%s has no \"tools\" array: give a captured Messages request body", *toolsFrom)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "synaxi-proxyd replay: --tools-from: %v\n", err)
-			return 2
-		}
-		for _, t := range gjson.GetBytes(b, "tools").Array() {
-			opts.Tools = append(opts.Tools, json.RawMessage(t.Raw))
-		}
-	}
-	if *dumpPath != "" {
-		f, err := os.Create(*dumpPath)
-		if err != nil {
-			fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		bw := bufio.NewWriter(f)
-		defer bw.Flush()
-		opts.Dump = bw
-	}
-	var rep *Report
-	if len(paths) == 1 {
-		rep, err = Run(context.Background(), paths[0], opts, nil)
-		if err == nil {
-			row := *rep
-			rep.Rows = []*Report{&row}
-		}
-	} else {
-		rep, err = RunPanel(context.Background(), paths, opts)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
-		return 1
-	}
-	switch {
-	case *asJSON:
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintf(stderr, "synaxi-proxyd replay: %v\n", err)
-			return 1
-		}
-	case *markdown:
-		rep.Markdown(stdout)
-	case len(paths) == 1:
-		rep.Table(stdout)
-	default:
-		rep.PanelTable(stdout)
-	}
-	return 0
-}
-
-// Table prints the report as a plain table.
-func (r *Report) Table(w io.Writer) {
-	fmt.Fprintf(w, "transcript: %s\nrequests: %d  budget: %d tokens  threshold: %d tokens\n\n", r.Transcript, r.Requests, r.BudgetTokens, r.ThresholdTokens)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tbaseline\tprojected\t")
-	row := func(name string, b, p any) { fmt.Fprintf(tw, "%s\t%v\t%v\t\n", name, b, p) }
-	row("raw context tokens", r.Baseline.RawTokens, r.Projected.RawTokens)
-	row("cache write", r.Baseline.CacheWrite, r.Projected.CacheWrite)
-	row("cache read", r.Baseline.CacheRead, r.Projected.CacheRead)
-	row("uncached input", r.Baseline.Uncached, r.Projected.Uncached)
-	row("billed-equivalent input", fmt.Sprintf("%.0f", r.Baseline.BilledEquivalent), fmt.Sprintf("%.0f", r.Projected.BilledEquivalent))
-	row("cache-hit ratio", fmt.Sprintf("%.3f", r.Baseline.CacheHitRatio), fmt.Sprintf("%.3f", r.Projected.CacheHitRatio))
-	row("invalid requests", r.Baseline.InvalidRequests, r.Projected.InvalidRequests)
-	row("prefix violations", "-", deref(r.Projected.PrefixViolations))
-	row("re-projections", "-", deref(r.Projected.Reprojections))
-	tw.Flush()
-	fmt.Fprintf(w, "\nraw context %.2f× below baseline; billed-equivalent input %.2f× below baseline\n", r.RawReduction, r.BilledReduction)
-	fmt.Fprintf(w, "new content %d tokens: projected hit ratio at most %.3f at this raw context, %.3f at %.1f× below baseline\n",
-		r.NewContentTokens, r.HitCeiling, r.HitCeilingAtTargetRaw, TargetRawReduction)
-	fmt.Fprintf(w, "had it stopped earlier: billed %.2f× below baseline at worst (after request %d); %d of %d stopping points cost more\n",
-		r.WorstStop, r.WorstStopRequest, r.CostlierStops, r.Requests)
-	fmt.Fprintf(w, "edits whose old text the request did not show (a re-read the billed figures leave out): %d projected, %d baseline\n",
-		r.Projected.BlindEdits, r.Baseline.BlindEdits)
-	fmt.Fprintf(w, "with those files read again (%d projected, %d baseline): billed-equivalent input %.2f× below baseline\n",
-		r.Projected.Rereads, r.Baseline.Rereads, r.BilledReductionWithRereads)
-	if s := r.repairs(); s != "" {
-		fmt.Fprintf(w, "rebuilt requests: %s\n", s)
-	}
-}
-
-func deref(p *int) int {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
