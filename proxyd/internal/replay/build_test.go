@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -191,7 +192,7 @@ func TestRunCountsRepairs(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, x.bytes(), 0o600))
 	var dump bytes.Buffer
 	var resets []bool
-	rep, err := Run(context.Background(), path, Options{Scope: ScopeAll, Dump: &dump}, func(b Body) { resets = append(resets, b.Reset) })
+	rep, err := Run(context.Background(), path, Options{Scope: config.ScopeAll, Dump: &dump}, func(b Body) { resets = append(resets, b.Reset) })
 	require.NoError(t, err)
 	assert.Equal(t, 13, rep.Requests)
 	assert.Equal(t, []bool{false, false, false, false, false, false, false, false, true, false, false, false, false}, resets)
@@ -236,7 +237,7 @@ func TestRunCountsRepairs(t *testing.T) {
 	assert.Contains(t, out.String(), "rebuilt requests: 1 line does not parse; 1 tool call has no result in the transcript")
 	out.Reset()
 	require.Equal(t, 0, Main([]string{path, path, "--markdown"}, &out, &errb), errb.String())
-	assert.Contains(t, out.String(), "\n- lost: 1 line does not parse; 1 tool call has no result")
+	assert.Contains(t, out.String(), "\n- "+filepath.Base(filepath.Dir(path))+"/lost: 1 line does not parse; 1 tool call has no result")
 }
 
 // FuzzRequests feeds the request builder arbitrary transcripts: it never

@@ -29,7 +29,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	trim := fs.Bool("trim-tools", false, "trim tool schemas as projection.trim_tools does")
 	stub := fs.Bool("stub-tools", config.Default().Projection.StubTools, "serve tools never called as stubs, as projection.stub_tools does (--stub-tools=false: as sent)")
 	toolsFrom := fs.String("tools-from", "", "a captured request body whose tools both sides send instead of the recorded main session's")
-	scope := fs.String("scope", DefaultScope(), "which conversations the gate projects, as the proxy's setting: all, worker or off")
+	scope := fs.String("scope", DefaultScope(), "which conversations the gate hands to the projection, as the proxy's proxy.scope: all, worker or off")
 	dumpPath := fs.String("dump", "", "write every simulated request (side, time, body, usage) as JSON lines to this file")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: synaxi-proxyd replay TRANSCRIPT.jsonl|DIR… [--json|--markdown] [--budget N] [--threshold N] [--trim-tools] [--stub-tools] [--tools-from BODY.json] [--scope all|worker|off] [--dump FILE]")

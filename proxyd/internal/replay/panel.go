@@ -327,8 +327,9 @@ func (r *Report) summaries() []namedSummary {
 	return out
 }
 
-// ShortName names a transcript by its file name, prefixed with its session
-// directory's first eight characters when it is a subagent's.
+// ShortName names a transcript by its session id's first eight characters,
+// prefixed with its session's when it is a subagent's, and by its
+// directory and file name when the file is not named by its session.
 func ShortName(path string) string {
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	dir := filepath.Dir(path)
@@ -342,5 +343,7 @@ func ShortName(path string) string {
 	if len(base) > 8 && strings.Count(base, "-") == 4 {
 		return base[:8]
 	}
-	return base
+	// A file not named by its session ("transcript.jsonl") is named by
+	// its directory too.
+	return filepath.Base(dir) + "/" + base
 }

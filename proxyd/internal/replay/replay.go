@@ -398,6 +398,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	hdr := agentHeader(path)
 	eng := projection.New(opts.Projection)
 	tok := func(b []byte) int { return tokens.EstimateBytes(b) }
 	rep := &Report{Schema: Schema, Transcript: path, Requests: len(reqs), Scope: scope,
@@ -440,7 +441,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		res := &projection.Result{Body: bb}
-		if rule.Gated(http.MethodPost, "/v1/messages", gate.Parse(bb)) {
+		if rule.Decide(http.MethodPost, "/v1/messages", hdr, gate.Parse(bb)).Gated {
 			if res, err = eng.ProjectBody(ctx, bb, ""); err != nil {
 				return nil, fmt.Errorf("project request %d: %w", i, err)
 			}

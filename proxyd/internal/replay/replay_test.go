@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/proxyd/internal/projection"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/cachesim"
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
@@ -47,7 +48,7 @@ func TestFixtureCacheStability(t *testing.T) {
 	path := fixture(t, mainSession)
 	var digests []string
 	var bodies []Body
-	rep, err := Run(context.Background(), path, Options{Scope: ScopeAll}, func(b Body) {
+	rep, err := Run(context.Background(), path, Options{Scope: config.ScopeAll}, func(b Body) {
 		bodies = append(bodies, b)
 		h := sha256.Sum256(b.Projected)
 		digests = append(digests, fmt.Sprintf("%s reprojected=%v reset=%v", hex.EncodeToString(h[:8]), b.Reprojected, b.Reset))
@@ -101,7 +102,7 @@ func TestFixtureCacheStability(t *testing.T) {
 func TestSubagentTranscripts(t *testing.T) {
 	for _, name := range []string{"agent-a881341.jsonl", "agent-acompact-fffbd0.jsonl"} {
 		path := fixture(t, filepath.Join("258c7280-ae70-4798-800f-63464d01a85d", "subagents", name))
-		rep, err := Run(context.Background(), path, Options{Scope: ScopeAll}, nil)
+		rep, err := Run(context.Background(), path, Options{Scope: config.ScopeAll}, nil)
 		require.NoError(t, err)
 		assert.Zero(t, rep.Projected.InvalidRequests, rep.Projected.FirstInvalid)
 		assert.Zero(t, *rep.Projected.PrefixViolations)

@@ -2,41 +2,35 @@ package replay
 
 import (
 	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
-// The gate's scopes, as the proxy's configuration names them.
-const (
-	ScopeAll    = "all"    // every Messages conversation: main sessions and subagents
-	ScopeWorker = "worker" // only the synaxi-worker's requests
-	ScopeOff    = "off"    // nothing
-)
-
 // DefaultScope is the scope the proxy projects with when nothing is
-// configured (internal/config's defaults).
-func DefaultScope() string {
-	p := config.Default().Proxy
-	switch {
-	case p.DisableProjection:
-		return ScopeOff
-	case p.ProjectAll:
-		return ScopeAll
+// configured (config.Proxy.Scope's default).
+func DefaultScope() string { return config.Default().Proxy.Scope }
+
+// ScopeRule is the gate's rule for a scope, as the proxy builds it from
+// proxy.scope: all, worker or off.
+func ScopeRule(scope string) (gate.Rule, error) {
+	if !slices.Contains([]string{config.ScopeAll, config.ScopeWorker, config.ScopeOff}, scope) {
+		return gate.Rule{}, fmt.Errorf("scope %q: use %s, %s or %s", scope, config.ScopeAll, config.ScopeWorker, config.ScopeOff)
 	}
-	return ScopeWorker
+	return gate.Rule{Scope: scope}, nil
 }
 
-// ScopeRule is the gate's rule for a scope, the one the proxy builds from
-// the same setting.
-func ScopeRule(scope string) (gate.Rule, error) {
-	switch scope {
-	case ScopeAll:
-		return gate.Rule{ProjectAll: true}, nil
-	case ScopeWorker:
-		return gate.Rule{}, nil
-	case ScopeOff:
-		return gate.Rule{Disable: true}, nil
+// agentHeader is the header Claude Code sends with a subagent's requests,
+// for a transcript in a session's subagents/ directory (agent-ID.jsonl);
+// none for a main session's.
+func agentHeader(path string) http.Header {
+	h := http.Header{}
+	if filepath.Base(filepath.Dir(path)) == "subagents" {
+		h.Set(gate.AgentHeader, strings.TrimPrefix(strings.TrimSuffix(filepath.Base(path), ".jsonl"), "agent-"))
 	}
-	return gate.Rule{}, fmt.Errorf("scope %q: use %s, %s or %s", scope, ScopeAll, ScopeWorker, ScopeOff)
+	return h
 }
