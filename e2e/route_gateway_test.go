@@ -97,6 +97,9 @@ func routeThroughGateway(t *testing.T, where string) {
 		}
 	}
 	require.NoError(t, os.WriteFile(settingsPath, []byte(original), 0o644))
+	// The conversation log on, so the check below that synaxi stores no
+	// credential also covers it.
+	e.Vars = append(e.Vars, "SYNAXI_PROXY_LOG_CONVERSATIONS=true")
 
 	res := run(synaxi, "install", "--route", "--claude", e.Bin)
 	require.Equal(t, 0, res.ExitCode, "synaxi install --route\nstdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
@@ -140,6 +143,23 @@ func routeThroughGateway(t *testing.T, where string) {
 	assert.Equal(t, gw.URL(), h.Upstream, "the running proxy forwards to the gateway")
 	assert.Equal(t, int64(len(reqs)-probes), h.Requests, "every request the gateway got came through the proxy")
 	t.Logf("%s: the gateway got %d Messages requests and %d count_tokens probes, all with the user's token and header; the proxy forwarded %d", where, messages, probes, h.Requests)
+	assert.FileExists(t, filepath.Join(e.StateDir(), "proxyd", "conversations.jsonl"))
+	assert.FileExists(t, filepath.Join(e.StateDir(), "ledger", "ledger.jsonl"))
+	// synaxi stores no credential. The one exception is the install
+	// journal's backup of settings.json, the user's own file as it was
+	// (uninstall puts it back): private, like every state file.
+	backups := filepath.Join(e.DataHome(), "synaxi", "install", "backups")
+	for _, dir := range []string{e.StateDir(), filepath.Join(e.DataHome(), "synaxi"), filepath.Join(e.ConfigHome(), "synaxi"), filepath.Join(e.CacheHome(), "synaxi")} {
+		for _, p := range filesHolding(t, dir, "gw-secret-token") {
+			if where == "settings" && filepath.Dir(p) == backups && strings.HasSuffix(p, "-settings.json") {
+				fi, err := os.Stat(p)
+				require.NoError(t, err)
+				assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), p)
+				continue
+			}
+			t.Errorf("%s holds the user's token", p)
+		}
+	}
 
 	if where == "shell" {
 		doctorOnRunningProxy(t, e, gw, synaxi, run)
@@ -292,4 +312,20 @@ func TestWrapScopeRealClient(t *testing.T) {
 	for _, r := range upstream.Requests() {
 		assert.Empty(t, r.Header.Values("X-Synaxi-Scope"), "%s %s", r.Kind, r.Path)
 	}
+}
+
+// filesHolding lists the files under dir whose bytes contain s.
+func filesHolding(t *testing.T, dir, s string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), s) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
