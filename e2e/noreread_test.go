@@ -282,10 +282,10 @@ func TestNoRereadRealClient(t *testing.T) {
 
 	var loops []bool
 	for i := 1; i <= 6; i++ {
-		loops = append(loops, strings.Contains(r[fmt.Sprintf("loop-%d", i)].Result, "has already run"))
+		loops = append(loops, strings.Contains(r[fmt.Sprintf("loop-%d", i)].Result, "with no edit in between, so its result cannot change"))
 	}
 	assert.Equal(t, []bool{false, false, false, true, false, true}, loops, "the loop breaker denies alternate attempts after 3 runs")
-	assert.Contains(t, r["loop-4"].Result, "`git status --short` has already run 3 times")
+	assert.Contains(t, r["loop-4"].Result, "`git status --short` has run 3 times")
 
 	counts, err := ledger.ReadCounters(envDirs(e), sess)
 	require.NoError(t, err)
@@ -294,6 +294,7 @@ func TestNoRereadRealClient(t *testing.T) {
 	assert.Equal(t, int64(2), counts.Blocked)
 	assert.Positive(t, counts.TokensSaved)
 	assert.Equal(t, int64(2), counts.LoopsBroken)
+	assert.Equal(t, map[string]int64{"repeat": 1}, counts.Loops, "the governor told the agent at the third run (docs/governor.md)")
 
 	// The status line shows the session's counters (the JSON shape Claude
 	// Code sends, platform-facts §3.2; stdin left open like Claude Code may).
@@ -304,7 +305,7 @@ func TestNoRereadRealClient(t *testing.T) {
 		"context_window":{"total_input_tokens":1000,"context_window_size":200000,"used_percentage":null}}`,
 		sess, e.Work, claudecli.Version, e.Work, e.Work)
 	line := runStatusLine(t, e, status)
-	assert.Equal(t, fmt.Sprintf("Opus 4.7 · %s · ⌁ synaxi 2 re-reads blocked (~%s tok) · 2 loops broken · not routed\n",
+	assert.Equal(t, fmt.Sprintf("Opus 4.7 · %s · ⌁ synaxi 2 re-reads blocked (~%s tok) · 2 loops broken · ⟳ 1 loop flagged: repeat · not routed\n",
 		filepath.Base(e.Work), tokensText(counts.TokensSaved)), line)
 }
 
