@@ -56,3 +56,29 @@ func (c Command) Usage() string {
 	}
 	return strings.Join(strings.Fields("usage: "+c.Name+" "+modes), " ") + "  (input on stdin)"
 }
+
+// Run is a hook binary's whole run: Args, then hook with the mode chosen,
+// its error (or a panic in it, see Recovered) reported on stderr as
+// "NAME: error". It is always 0, for the reasons Args gives.
+func (c Command) Run(args []string, stdout, stderr io.Writer, hook func(mode string) error) int {
+	mode, ok := c.Args(args, stdout, stderr)
+	if !ok {
+		return 0
+	}
+	if err := Recovered(func() error { return hook(mode) }); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", c.Name, err)
+	}
+	return 0
+}
+
+// Recovered runs f and returns its error, or a panic in f as the error
+// "internal error: VALUE": a hook's bug must not become a crash that Claude
+// Code reports to the user.
+func Recovered(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return f()
+}

@@ -2,6 +2,7 @@ package hookio
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,6 +41,28 @@ func TestArgs(t *testing.T) {
 			assert.Equal(t, tc.ok, ok)
 			assert.Equal(t, tc.stdout, out.String())
 			assert.Equal(t, tc.stderr, errb.String())
+		})
+	}
+}
+
+func TestRun(t *testing.T) {
+	cmd := Command{Name: "synaxi-x", Version: "v1", Modes: []string{"pre", "post"}}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		hook   func(string) error
+		stderr string
+	}{
+		{"ok", []string{"pre"}, func(string) error { return nil }, ""},
+		{"error", []string{"pre"}, func(string) error { return errors.New("bad state") }, "synaxi-x: bad state\n"},
+		{"panic", []string{"post"}, func(string) error { panic("boom") }, "synaxi-x: internal error: boom\n"},
+		{"bad usage runs nothing", []string{"x"}, func(string) error { panic("ran") }, cmd.Usage() + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			assert.Equal(t, 0, cmd.Run(tc.args, &stdout, &stderr, tc.hook))
+			assert.Empty(t, stdout.String())
+			assert.Equal(t, tc.stderr, stderr.String())
 		})
 	}
 }

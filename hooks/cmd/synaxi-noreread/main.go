@@ -17,7 +17,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -39,22 +38,10 @@ func main() {
 
 func run(_ context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd := hookio.Command{Name: "synaxi-noreread", Version: buildinfo.Version(version), Modes: []string{"pre", "post"}}
-	mode, ok := cmd.Args(args, stdout, stderr)
-	if !ok {
-		return 0
-	}
-	if err := hook(mode, stdin, stdout, getenv); err != nil {
-		fmt.Fprintln(stderr, "synaxi-noreread:", err)
-	}
-	return 0
+	return cmd.Run(args, stdout, stderr, func(mode string) error { return hook(mode, stdin, stdout, getenv) })
 }
 
-func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
+func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) error {
 	in, err := hookio.Read(stdin)
 	if err != nil {
 		return err

@@ -78,22 +78,10 @@ func main() {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	cmd := hookio.Command{Name: "synaxi-session", Version: buildinfo.Version(version),
 		Modes: []string{"start", "substart", "precompact", "end"}}
-	mode, ok := cmd.Args(args, stdout, stderr)
-	if !ok {
-		return 0
-	}
-	if err := hook(ctx, mode, stdin, stdout, getenv); err != nil {
-		fmt.Fprintln(stderr, "synaxi-session:", err)
-	}
-	return 0
+	return cmd.Run(args, stdout, stderr, func(mode string) error { return hook(ctx, mode, stdin, stdout, getenv) })
 }
 
-func hook(ctx context.Context, mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
+func hook(ctx context.Context, mode string, stdin io.Reader, stdout io.Writer, getenv func(string) string) error {
 	in, err := hookio.Read(stdin)
 	if err != nil {
 		return err
