@@ -78,3 +78,11 @@ func TestPrune(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Zero(t, Prune(xdg.Dirs{State: t.TempDir()}, time.Hour, now), "no exports yet")
 }
+
+func TestCustomHeaders(t *testing.T) {
+	h := CustomHeaders("X-Synaxi-Token: abc: def\n\nbroken line\n X-A :1 \r\nX-A: 2")
+	assert.Equal(t, []Header{{"X-Synaxi-Token", "abc: def"}, {"X-A", "1"}, {"X-A", "2"}}, h)
+	assert.True(t, HasHeader(h, "x-synaxi-token"))
+	assert.False(t, HasHeader(h, "X-B"))
+	assert.False(t, HasHeader(CustomHeaders("X-Synaxi-Token:"), "X-Synaxi-Token"), "an empty value is no token")
+}

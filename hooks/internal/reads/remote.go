@@ -1,11 +1,13 @@
 package reads
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,23 +16,25 @@ import (
 
 // Remote visibility. A proxy on another machine (a team's, behind a load
 // balancer) writes its visibility exports where this hook cannot read them,
-// so the hook asks it over HTTP instead, once per pre-read call, within
-// RemoteTimeout. Any failure (unreachable, slow, refused, not found,
-// undecodable) gives no export, which allows the read: the hook never
-// denies on an answer it did not get.
+// so the hook asks it over HTTP instead, once per pre-read call. The HTTP
+// call is not made in this binary: net/http and crypto/tls would cost every
+// call their start-up (internal/visibility/remote). The hook runs
+// `synaxi visibility` beside its own executable, only when a remote proxy
+// is configured. Any failure (no helper, unreachable, slow, refused, not
+// found, undecodable) gives no export, which allows the read: the hook
+// never denies on an answer it did not get.
 
-// RemoteTimeout bounds the whole remote visibility call.
+// RemoteTimeout bounds the HTTP call; the helper process as a whole, its
+// start included, gets twice that.
 const RemoteTimeout = 150 * time.Millisecond
-
-// VisibilityPath is where synaxi-proxyd answers a context's export
-// (proxyd/internal/server.VisibilityPath; the hooks module does not import
-// the proxy's).
-const VisibilityPath = "/synaxi/v1/visibility"
 
 // teamTokenHeader is the header synaxi-proxyd's team token travels in; a
 // client configured with it in ANTHROPIC_CUSTOM_HEADERS talks to a synaxi
 // proxy.
 const teamTokenHeader = "X-Synaxi-Token"
+
+// helper is the program beside the hook that makes the HTTP call.
+const helper = "synaxi"
 
 // remoteURL is the base URL of a proxy on another machine to ask for
 // visibility, or "" when the exports are local files: noreread.visibility_url
@@ -48,58 +52,50 @@ func (s *Store) remoteURL() string {
 	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
 		return ""
 	}
-	if customHeaders(s.CustomHeaders).Get(teamTokenHeader) == "" {
+	if !visibility.HasHeader(visibility.CustomHeaders(s.CustomHeaders), teamTokenHeader) {
 		return ""
 	}
 	return s.BaseURL
 }
 
-// customHeaders parses ANTHROPIC_CUSTOM_HEADERS: one "Name: value" per
-// line, as Claude Code reads it; lines without a colon are skipped.
-func customHeaders(v string) http.Header {
-	h := http.Header{}
-	for _, line := range strings.Split(v, "\n") {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" {
-			continue
-		}
-		h.Add(name, strings.TrimSpace(value))
+// remoteVisibility asks the proxy at base for a context's export, with the
+// client's custom headers (the team token among them); nil on any failure.
+func (s *Store) remoteVisibility(base, session, agent string) *visibility.Export {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*RemoteTimeout)
+	defer cancel()
+	ask := s.AskRemote
+	if ask == nil {
+		ask = askHelper
 	}
-	return h
+	return ask(ctx, RemoteRequest{Base: base, Session: session, Agent: agent, Headers: s.CustomHeaders})
 }
 
-// remoteVisibility asks the proxy at base for a context's export, sending
-// the client's custom headers (the team token among them); nil on any
-// failure.
-func (s *Store) remoteVisibility(base, session, agent string) *visibility.Export {
-	ctx, cancel := context.WithTimeout(context.Background(), RemoteTimeout)
-	defer cancel()
-	q := url.Values{"session": {session}}
-	if agent != "" {
-		q.Set("agent", agent)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base, "/")+VisibilityPath+"?"+q.Encode(), nil)
+// RemoteRequest is one remote visibility question.
+type RemoteRequest struct {
+	Base, Session, Agent string
+	Headers              string // ANTHROPIC_CUSTOM_HEADERS as the client has it
+}
+
+// askHelper runs `synaxi visibility -timeout T BASE SESSION [AGENT]` from the
+// hook's own directory (where the plugin's binaries are installed together)
+// and decodes the export it prints.
+func askHelper(ctx context.Context, r RemoteRequest) *visibility.Export {
+	exe, err := os.Executable()
 	if err != nil {
 		return nil
 	}
-	for k, v := range customHeaders(s.CustomHeaders) {
-		req.Header[k] = v
+	args := []string{"visibility", "-timeout", RemoteTimeout.String(), r.Base, r.Session}
+	if r.Agent != "" {
+		args = append(args, r.Agent)
 	}
-	client := s.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	cmd := exec.CommandContext(ctx, filepath.Join(filepath.Dir(exe), helper), args...)
+	cmd.Env = append(os.Environ(), "ANTHROPIC_CUSTOM_HEADERS="+r.Headers)
+	out, err := cmd.Output()
 	if err != nil {
-		return nil
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
 		return nil
 	}
 	var e visibility.Export
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&e); err != nil || e.Files == nil {
+	if json.NewDecoder(bytes.NewReader(out)).Decode(&e) != nil || e.Files == nil {
 		return nil
 	}
 	return &e

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/visibility"
+	"github.com/synaxi/synaxi/internal/visibility/remote"
 )
 
 // remoteProxy is a stand-in for synaxi-proxyd's visibility endpoint; answer
@@ -42,7 +43,7 @@ func (p *remoteProxy) serve(e *visibility.Export) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.answer = func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != VisibilityPath || r.URL.Query().Get("session") != e.Session || r.URL.Query().Get("agent") != e.Agent {
+		if r.URL.Path != remote.Path || r.URL.Query().Get("session") != e.Session || r.URL.Query().Get("agent") != e.Agent {
 			http.NotFound(w, r)
 			return
 		}
@@ -124,7 +125,13 @@ func TestRemoteVisibility(t *testing.T) {
 			rp.answer = http.NotFound
 			e := newEnv(t)
 			e.agent, e.agentType = "a1", "synaxi:synaxi-worker"
-			e.s.BaseURL, e.s.CustomHeaders, e.s.HTTPClient = c.baseURL, c.headers, rp.client()
+			e.s.BaseURL, e.s.CustomHeaders = c.baseURL, c.headers
+			e.s.AskRemote = func(ctx context.Context, r RemoteRequest) *visibility.Export {
+				ctx, cancel := context.WithTimeout(ctx, RemoteTimeout)
+				defer cancel()
+				ex, _ := remote.Get(ctx, rp.client(), r.Base, r.Session, r.Agent, visibility.CustomHeaders(r.Headers))
+				return ex
+			}
 			if c.config {
 				e.s.Cfg.VisibilityURL = "http://synaxi.internal.example"
 			}
@@ -144,7 +151,7 @@ func TestRemoteVisibility(t *testing.T) {
 			}
 			require.NotEmpty(t, rp.calls)
 			last := rp.calls[len(rp.calls)-1]
-			assert.Equal(t, VisibilityPath, last.URL.Path)
+			assert.Equal(t, remote.Path, last.URL.Path)
 			assert.Equal(t, e.sess, last.URL.Query().Get("session"))
 			assert.Equal(t, "a1", last.URL.Query().Get("agent"))
 			if c.headers != "" {
@@ -152,11 +159,4 @@ func TestRemoteVisibility(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestCustomHeaders(t *testing.T) {
-	h := customHeaders("X-Synaxi-Token: abc: def\n\nbroken line\n X-A :1 \r\nX-A: 2")
-	assert.Equal(t, "abc: def", h.Get("X-Synaxi-Token"))
-	assert.Equal(t, []string{"1", "2"}, h.Values("X-A"))
-	assert.Len(t, h, 2)
 }

@@ -24,13 +24,13 @@
 package reads
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -91,9 +91,9 @@ type Store struct {
 	// it: sent with a remote visibility call (the team token), and the sign
 	// that a non-loopback base URL is a synaxi proxy (see remoteURL).
 	CustomHeaders string
-	// HTTPClient asks a remote proxy for visibility; nil: the default
-	// client (the call is bounded by RemoteTimeout either way).
-	HTTPClient *http.Client
+	// AskRemote asks a remote proxy for visibility within ctx; nil runs
+	// `synaxi visibility` beside this executable (see remoteVisibility).
+	AskRemote func(ctx context.Context, r RemoteRequest) *visibility.Export
 }
 
 // New returns a Store with the real clock and estimator.
