@@ -223,6 +223,9 @@ func TestLatest(t *testing.T) {
 	assert.Equal(t, Repeat, fires[0].Rule)
 	assert.Equal(t, "make test", fires[0].Subject)
 
+	withContext := "[" + strings.Join(append(msgs[:len(msgs):len(msgs)], `{"role":"system","content":[{"type":"text","text":"hook context"}]}`), ",") + "]"
+	assert.Len(t, Latest([]byte(withContext), nil, Defaults), 1, "a message of Claude Code's own after the results")
+
 	earlier := "[" + strings.Join(append(msgs[:len(msgs)-1:len(msgs)-1], `{"role":"user","content":"go on"}`), ",") + "]"
 	assert.Empty(t, Latest([]byte(earlier), nil, Defaults), "a fire of an earlier message is not this request's")
 	assert.Empty(t, Latest([]byte(`not json`), nil, Defaults))

@@ -8,13 +8,21 @@ import (
 
 // Latest runs the detector over a Messages API request's messages (the
 // JSON array, as the proxy sees every request of a conversation) and
-// returns the fires completed by the tool results of its last message:
-// what this request shows that the one before it did not. It is
+// returns the fires completed by the tool results after its last assistant
+// message: what this request shows that the one before it did not. (Claude
+// Code may put messages of its own, such as a hook's additional context,
+// after the tool results.) It is
 // deterministic over the messages, so a replayed or restarted proxy
 // records the same fires for the same request. The context size is not
 // known per call here, so the stall rule stays off.
 func Latest(messages []byte, shell Shell, th Thresholds) []Fire {
 	msgs := gjson.ParseBytes(messages).Array()
+	last := -1
+	for i, m := range msgs {
+		if m.Get("role").Str == "assistant" {
+			last = i
+		}
+	}
 	var (
 		st    State
 		uses  = pairs{}
@@ -38,7 +46,7 @@ func Latest(messages []byte, shell Shell, th Thresholds) []Fire {
 				if !ok {
 					continue
 				}
-				if f, fired := st.Observe(c, th); fired && i == len(msgs)-1 {
+				if f, fired := st.Observe(c, th); fired && i > last {
 					fires = append(fires, f)
 				}
 			}
