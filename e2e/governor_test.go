@@ -38,6 +38,9 @@ func loopingAgent(work string) *script {
 		step{name: "edit2", use: edit("return a + b + 1  # check", "return a + b + 1")},
 		step{name: "run3", use: run}, // the third identical failure: the governor fires here
 		step{name: "run4", use: run},
+		step{name: "read2", use: readUse(calc)},
+		step{name: "read3", use: readUse(calc)},
+		step{name: "read4", use: readUse(calc)}, // the same lines a third time since the last edit: reread
 	)
 }
 
@@ -48,15 +51,15 @@ func loopWorld(t *testing.T, work string) {
 }
 
 // requestsWith returns, for each request the fake upstream received, how
-// many tool results it carried and whether it held the governor's text.
-func requestsWith(c *client) (results []int, marked []bool) {
+// many tool results it carried and whether it held text.
+func requestsWith(c *client, text string) (results []int, marked []bool) {
 	for _, rq := range c.fake.Requests() {
 		if rq.Kind != "messages" || rq.Side {
 			continue
 		}
 		body := string(rq.Body)
 		results = append(results, strings.Count(body, `"type":"tool_result"`))
-		marked = append(marked, strings.Contains(body, governorMark))
+		marked = append(marked, strings.Contains(body, text))
 	}
 	return results, marked
 }
@@ -70,20 +73,31 @@ func TestGovernorAdviseRealClient(t *testing.T) {
 	s := loopingAgent(c.e.Work)
 	sess := c.run(t, s, "make test_add pass")
 
-	results, marked := requestsWith(c)
-	first := -1
-	for i, m := range marked {
-		if m {
-			first = results[i]
-			break
+	// After a failed call (PostToolUseFailure) and after a successful one
+	// (PostToolUse): the directive is in the first request after the call
+	// that completed the loop, and in none before.
+	for _, w := range []struct {
+		text    string
+		results int
+	}{
+		{"PostToolUseFailure:Bash hook additional context: " + governorMark + " `sh check.sh` has failed 3 times", 6},
+		{"PostToolUse:Read hook additional context: " + governorMark + " you have read the same lines of", 10},
+	} {
+		results, marked := requestsWith(c, w.text)
+		first := -1
+		for i, m := range marked {
+			if m {
+				first = results[i]
+				break
+			}
 		}
+		assert.Equal(t, w.results, first, "%q: requests %v, marked %v", w.text, results, marked)
 	}
-	assert.Equal(t, 6, first, "the directive is in the first request after run3 (the 6th tool result): requests %v, marked %v", results, marked)
 	assert.Contains(t, s.results(t)["run4"].Result, "FAIL test_add", "advise does not stop the agent")
 
 	cnt, err := ledger.ReadCounters(envDirs(c.e), sess)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]int64{"unchanged": 1}, cnt.Loops)
+	assert.Equal(t, map[string]int64{"unchanged": 1, "reread": 1}, cnt.Loops)
 	require.NotNil(t, cnt.LastLoop)
 	assert.Equal(t, "advise", cnt.LastLoop.Mode)
 	assert.Zero(t, cnt.Stops)
@@ -94,7 +108,7 @@ func TestGovernorAdviseRealClient(t *testing.T) {
 	line, err := runWithStdin(ctx, c.e, filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi-statusline"),
 		fmt.Sprintf(`{"session_id":%q,"workspace":{"current_dir":%q},"model":{"display_name":"Opus"}}`, sess, c.e.Work))
 	require.NoError(t, err)
-	assert.Contains(t, line, "⟳ 1 loop flagged: unchanged")
+	assert.Contains(t, line, "⟳ 2 loops flagged: reread")
 }
 
 // runWithStdin runs a program with the Env's environment and stdin, and
@@ -126,7 +140,7 @@ func TestGovernorOnRealClient(t *testing.T) {
 	require.NoError(t, err)
 	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", res.ExitCode, res.Stdout, res.Stderr)
 
-	results, _ := requestsWith(c)
+	results, _ := requestsWith(c, governorMark)
 	require.NotEmpty(t, results)
 	assert.Equal(t, 6, results[len(results)-1], "the agent's next call after run3 stopped the session; no request followed: %v", results)
 	var out struct {
