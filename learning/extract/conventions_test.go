@@ -124,6 +124,6 @@ func TestRuleTextAndKind(t *testing.T) {
 	for _, o := range kept {
 		texts[o.Evidence[0].Quote] = o.Dimension + ": " + o.Text
 	}
-	assert.Equal(t, "guards: we say impediment here, not blocker. i never use that word, i always say impediment", texts["I never use that word, I always say impediment."])
-	assert.Equal(t, "guards: i told you before, never force push to main", texts["I told you before, never force push to main."])
+	assert.Equal(t, "guards: We say impediment here, not blocker. I never use that word, I always say impediment", texts["I never use that word, I always say impediment."])
+	assert.Equal(t, "guards: I told you before, never force push to main", texts["I told you before, never force push to main."])
 }

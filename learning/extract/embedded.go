@@ -78,7 +78,7 @@ func (Embedded) Extract(_ context.Context, d *read.Doc, known []store.Entry) ([]
 				if si > 0 && referentRE.MatchString(s) {
 					// "I never use that language, …": what "that" is was
 					// said just before; the rule carries it.
-					o.Text = strings.TrimRight(strings.ToLower(sentences[si-1]), " ") + " " + o.Text
+					o.Text = strings.TrimSpace(sentences[si-1]) + " " + o.Text
 				}
 				out = append(out, o)
 				found = true
@@ -140,7 +140,7 @@ func repeatedInSession(sentences []said) []store.Observation {
 			isQuestion(a.s) || hedgeRE.MatchString(a.s) || oneOff(a.s) || suggestRE.MatchString(a.s) {
 			continue
 		}
-		o := store.Observation{Dimension: store.Workflow, Text: strings.TrimRight(strings.ToLower(a.s), ".!; "), Confidence: 0.5,
+		o := store.Observation{Dimension: store.Workflow, Text: ruleText(a.s), Confidence: 0.5,
 			Evidence: []store.Evidence{a.ev}}
 		for j := i + 1; j < len(sentences); j++ {
 			b := sentences[j]
@@ -242,7 +242,7 @@ var (
 	// X before Y"), unless a time-free marker makes it a rule.
 	suggestRE = lazy(`(?i)\b(we should|we could|let'?s|i think|sollten wir|on devrait|deberíamos)\b`)
 	expertRE  = lazy(`(?i)\b(i'?m|i am) (a |an )?(senior |junior |staff |principal |lead )?([a-z+#-]+ )?(developer|engineer|programmer|architect|admin|sre|scientist)\b|\bi'?ve been (using|writing|working with)\b|\b(i'?m|i am) new to\b|\bi'?m not familiar with\b`)
-	leadRE    = lazy(`^(no+|nope|nah|nein|non)[,.!:]?\s+`)
+	leadRE    = lazy(`(?i)^(no+|nope|nah|nein|non)[,.!:]?\s+`)
 	// A question mark at the end, whatever stray backslash or space
 	// follows it (a line continuation typed by habit).
 	questionRE = lazy(`[?？][\s\\]*$`)
@@ -270,10 +270,7 @@ func classify(s string, before read.Action) (store.Observation, bool) {
 	if o, ok := structural(s, before); ok {
 		return o, true
 	}
-	text := strings.TrimRight(leadRE.ReplaceAllString(lower, ""), ".!; ")
-	if text == "" {
-		text = lower
-	}
+	text := ruleText(s)
 	words := len(strings.Fields(s))
 	switch {
 	case prohibitsHabit(text) && words >= 3:
@@ -307,6 +304,16 @@ var referentRE = lazy(`(?i)\b(?:that|this|these|those)\s+(?:\pL+\s+)?(?:one|ones
 
 // ordersRE: the sentence carries an order, whatever else it says.
 var ordersRE = lazy(`(?i)\b(?:never|don'?t|do not|always|nie|niemals|immer|jamais|toujours|nunca|siempre)\s+\pL+`)
+
+// ruleText is the rule an observation states, in the person's words and
+// case: the sentence without a leading "no," and its final stop.
+func ruleText(s string) string {
+	t := strings.TrimRight(strings.TrimSpace(leadRE.ReplaceAllString(s, "")), ".!; ")
+	if t == "" {
+		return strings.TrimSpace(s)
+	}
+	return t
+}
 
 // oneOff reports whether s is about this moment or the thing in hand
 // only: "for now", "for this ticket", "add it to the header", "thanks,

@@ -172,11 +172,7 @@ func eventOrder(s string) bool {
 // structural recognises a durable correction by its structure. The
 // returned observation has no evidence yet.
 func structural(s string, before read.Action) (store.Observation, bool) {
-	lower := strings.ToLower(s)
-	text := strings.TrimRight(leadRE.ReplaceAllString(lower, ""), ".!; ")
-	if text == "" {
-		text = lower
-	}
+	text := ruleText(s)
 	words := len(strings.Fields(s))
 	if words < 3 {
 		return store.Observation{}, false

@@ -75,7 +75,7 @@ func TestReviewTools(t *testing.T) {
 
 	text := resultText(call(t, list, ReviewCandidates, nil))
 	assert.Contains(t, text, "2 candidate(s) wait for the user's decision")
-	assert.Contains(t, text, "["+mockID+"] don't mock the database")
+	assert.Contains(t, text, "["+mockID+"] Don't mock the database.", "the rule as a sentence")
 	assert.Contains(t, text, `the assistant had said: "I mocked the database in the store tests."`)
 	assert.Contains(t, text, `the user said: "no, don't mock the database"`)
 	assert.Contains(t, text, "WARNING: flagged dangerous (a recursive delete (rm -rf))")
