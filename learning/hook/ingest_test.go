@@ -175,3 +175,20 @@ func TestEnqueueNeedsSessionAndTranscript(t *testing.T) {
 	_, err = Enqueue(q, &hookio.Input{Common: hookio.Common{TranscriptPath: "/x"}})
 	assert.Error(t, err)
 }
+
+// A session already read at its size says so in the drain log, not "0
+// proposed … profile v0" (issue 24).
+func TestDrainLogSaysAlreadyRead(t *testing.T) {
+	dr, log := newDrainer(t, extract.Embedded{})
+	dir := t.TempDir()
+	path := transcript(t, dir, "s1", "never push to main on fridays")
+	for range 2 {
+		_, err := Enqueue(dr.Queue, &hookio.Input{Common: hookio.Common{SessionID: "s1", TranscriptPath: path, Cwd: dir}})
+		require.NoError(t, err)
+		_, err = dr.Drain(context.Background())
+		require.NoError(t, err)
+	}
+	assert.Contains(t, log.String(), "session s1: 1 proposed, 1 kept")
+	assert.Contains(t, log.String(), "session s1: already read at this size, nothing new")
+	assert.NotContains(t, log.String(), "profile v0")
+}
