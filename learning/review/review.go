@@ -14,8 +14,11 @@
 //     MCP side (an agent acting for the user) may not accept it: only the
 //     user, in the terminal, can (see Decide's byAgent).
 //   - The notice never carries a candidate's text, appears at most once a
-//     calendar day (state file notice.json, locked read-modify-write and
-//     atomic replace), and says nothing when no candidate waits.
+//     calendar day per project (state file notice.json, locked
+//     read-modify-write and atomic replace), and says nothing when no
+//     candidate waits.
+//   - Listing candidates marks them shown (store.MarkShown, in place): only
+//     a candidate the user could see may ever be pruned.
 package review
 
 import (

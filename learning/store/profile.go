@@ -21,7 +21,11 @@
 // support it. An entry flagged dangerous (FlagDangerous) is confirmed only
 // by the user; nothing moves to the global scope but by the user's
 // decision. A rejected candidate leaves a tombstone and is never learned
-// again. Entries of a profile written before the lifecycle load as
+// again. A confirmed entry never decays and is never pruned: only the user
+// removes it. A candidate decays by the later sessions of its project
+// (never by calendar time) and is pruned only after review has shown it
+// (Entry.ShownAt), each prune recorded in Profile.Pruned; Merge's result
+// does not depend on the order sessions arrive in. Entries of a profile written before the lifecycle load as
 // candidates.
 //
 // # Store
