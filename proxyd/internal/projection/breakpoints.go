@@ -12,7 +12,7 @@ import (
 // were placed.
 func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
 	mk := &marker{msgs: msgs}
-	end := len(f.head)
+	end := len(f.head) + len(f.dialogue)
 	ends := make([]int, len(f.gens))
 	for i, g := range f.gens {
 		end += len(g.msgs)
@@ -22,7 +22,7 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
 	for i := len(ends) - 1; i >= 0; i-- {
 		mk.last(ends[i], 0)
 	}
-	mk.last(len(f.head)-1, 0)
+	mk.last(len(f.head)+len(f.dialogue)-1, 0)
 	if mk.n < 4 && len(sys) > 0 {
 		sys[len(sys)-1].bp = true
 		mk.n++

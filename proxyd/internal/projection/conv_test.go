@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -86,6 +87,7 @@ func randomConversation(r *rand.Rand, steps int) []obj {
 	for p := range files {
 		paths = append(paths, p)
 	}
+	slices.Sort(paths) // map order would make the conversation differ from run to run
 	goal := "Fix the failing tests in /w and make `go test ./...` pass."
 	if r.IntN(4) == 0 {
 		goal = "This session is being continued from a previous conversation that ran out of context. Summary: ..." + strings.Repeat(" earlier work", 50)

@@ -41,16 +41,25 @@ type fold struct {
 	// since that part was last rebuilt.
 	acc  []float64
 	tail []served // curated messages since the checkpoint
-	// pending are the user's words and system notes of the tail's
-	// messages (see userExtras), folded into the dialogue at the next
+	// pending is the dialogue of the tail's messages (see words.go): the
+	// messages the user typed, the assistant's words they replied to and
+	// system notes, as sent, folded into the dialogue at the next
 	// re-projection; pendingTokens their estimate.
-	pending       [][]byte
+	pending       []served
 	pendingTokens int
-	// dialogue is the goal's dialogue: the words folded by rebuilds from
-	// cut 0, appended to the goal message, only ever extended (see
+	// dialogue is the goal's dialogue: the messages folded by rebuilds
+	// from cut 0, served after the goal, only ever extended (see
 	// reproject); dialogueTokens its estimate.
-	dialogue       [][]byte
+	dialogue       []served
 	dialogueTokens int
+	// headWords are the blocks of dialogue user messages that follow the
+	// goal with no assistant words between: served at the end of the
+	// goal's last user message, as sent (see appendTurns); their tokens
+	// are in dialogueTokens.
+	headWords []served
+	// words are the text blocks of the latest assistant message: what a
+	// user message typed after it replies to.
+	words served
 
 	headNotes      [][]byte // the snapshot note carried by the goal message when the world is empty
 	headNoteTokens int
@@ -101,6 +110,7 @@ func (f *fold) clone() *fold {
 	c.pending = slices.Clone(f.pending)
 	c.dialogue = slices.Clone(f.dialogue)
 	c.headNotes = slices.Clone(f.headNotes)
+	c.headWords = slices.Clone(f.headWords)
 	c.shown = maps.Clone(f.shown)
 	c.refs = maps.Clone(f.refs)
 	return &c
@@ -136,6 +146,7 @@ func (f *fold) consume(m message, last bool) error {
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
+		f.words = assistantWords(m, f.cfg.span)
 	case "user":
 		full := f.render(m, true, nil)
 		f.origTokens += m.tokens(f.cfg.span)
@@ -144,7 +155,7 @@ func (f *fold) consume(m message, last bool) error {
 		// exactly what this request serves before the message.
 		cur := f.render(m, false, f.indexResult)
 		f.ingest(m)
-		f.addPending(userExtras(m)...)
+		f.addPending(f.dialogueOf(m)...)
 		full.stable = sameBlocks(full.blocks, cur.blocks)
 		cur.stable = full.stable
 		if last {
@@ -158,39 +169,46 @@ func (f *fold) consume(m message, last bool) error {
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
-		f.addPending(s.blocks...)
+		f.addPending(s)
 	}
 	return nil
 }
 
-// addPending adds blocks to the words the next re-projection folds.
-func (f *fold) addPending(blocks ...[]byte) {
-	f.pending = append(f.pending, blocks...)
-	f.pendingTokens += blocksTokens(f.cfg.tok, blocks)
+// addPending adds messages to the dialogue the next re-projection folds.
+func (f *fold) addPending(msgs ...served) {
+	f.pending = append(f.pending, msgs...)
+	for _, m := range msgs {
+		f.pendingTokens += m.tokens
+	}
 }
 
 // served assembles the request's messages from the folded state.
 func (f *fold) served() []served {
 	f.reminded = false
-	n := len(f.head) + len(f.tail) + 1
+	n := len(f.head) + len(f.dialogue) + len(f.tail) + 1
 	for _, g := range f.gens {
 		n += len(g.msgs)
 	}
 	out := make([]served, 0, n)
 	out = append(out, f.head...)
-	if notes := slices.Concat(f.dialogue, f.headNotes); len(notes) > 0 {
+	if len(f.headWords) > 0 || len(f.headNotes) > 0 {
 		for i := len(out) - 1; i >= 0; i-- {
 			if out[i].role == "user" {
 				h := &out[i]
-				h.blocks = append(append([][]byte(nil), h.blocks...), notes...)
-				h.kinds = append([]string(nil), h.kinds...)
-				for range notes {
+				h.blocks, h.kinds = slices.Clip(h.blocks), slices.Clip(h.kinds)
+				for _, w := range f.headWords {
+					h.blocks = append(h.blocks, w.blocks...)
+					h.kinds = append(h.kinds, w.kinds...)
+				}
+				h.blocks = append(h.blocks, f.headNotes...)
+				for range f.headNotes {
 					h.kinds = append(h.kinds, "text")
 				}
 				break
 			}
 		}
 	}
+	out = append(out, f.dialogue...)
 	for _, g := range f.gens {
 		out = append(out, g.msgs...)
 	}

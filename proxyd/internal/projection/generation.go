@@ -44,29 +44,22 @@ type gen struct {
 	list   []*entry // its entries, in order
 	msgs   []served // the rendered exchanges, notes on the last one
 	tokens int
-	// dialogue is the user's words and system notes appended after its
-	// note by rebuilds from the cut after it (see reproject), and
-	// dialogueTokens their estimate (part of tokens).
-	dialogue       [][]byte
+	// dialogue is the folded dialogue (words.go) served after its last
+	// message by rebuilds from the cut after it (see reproject), and
+	// dialogueTokens its estimate (part of tokens).
+	dialogue       []served
 	dialogueTokens int
 	// listed are the dropped keys its note names.
 	listed []string
 }
 
-// extend appends the folded words of a rebuild from the cut after g to
-// its last message: the bytes before them stay as they were served.
-func (g *gen) extend(words [][]byte, tokens int) {
+// extend appends the dialogue folded by a rebuild from the cut after g
+// after its messages: the bytes before them stay as they were served.
+func (g *gen) extend(words []served, tokens int) {
 	if len(words) == 0 {
 		return
 	}
-	g.msgs = slices.Clone(g.msgs)
-	l := &g.msgs[len(g.msgs)-1]
-	l.blocks = append(slices.Clip(l.blocks), words...)
-	l.kinds = slices.Clip(l.kinds)
-	for range words {
-		l.kinds = append(l.kinds, "text")
-	}
-	l.tokens += tokens
+	g.msgs, _ = appendTurns(g.msgs, words) // g ends on a user message: nothing spills
 	g.tokens += tokens
 	g.dialogue = append(slices.Clip(g.dialogue), words...)
 	g.dialogueTokens += tokens

@@ -249,7 +249,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	stats.Note = fmt.Sprintf("budget=%d threshold=%d reprojections=%d evictions=%d generations=%d cut=%d snapshot=%d",
 		cfg.budget, cfg.threshold, f.reprojections, f.evictions, len(f.gens), f.lastCut, len(f.where))
 	res.Body, res.Stats, res.Breakpoints = served, stats, bps
-	res.StableMessages = len(f.head)
+	res.StableMessages = len(f.head) + len(f.dialogue)
 	for _, g := range f.gens {
 		res.StableMessages += len(g.msgs)
 	}

@@ -66,23 +66,6 @@ func (f *fold) notes(keys []string) [][]byte {
 	return out
 }
 
-// userExtras are the text blocks of a user message that must survive
-// folding: the user's words, not Claude Code's volatile reminders.
-func userExtras(m message) [][]byte {
-	var out [][]byte
-	for _, b := range m.blocks {
-		if b.typ != "text" {
-			continue
-		}
-		t := strings.TrimSpace(b.text)
-		if t == "" || (strings.HasPrefix(t, "<system-reminder>") && strings.HasSuffix(t, "</system-reminder>")) {
-			continue
-		}
-		out = append(out, b.raw)
-	}
-	return out
-}
-
 // render produces a message's served form. full is the current turn's form:
 // nothing curated away. note, if set, is told how each tool_result was
 // curated.

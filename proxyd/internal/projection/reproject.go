@@ -52,7 +52,7 @@ func (f *fold) reproject(c int) {
 		}
 		c-- // an empty generation cannot carry its note
 	}
-	var words [][]byte
+	var words []served
 	wordTokens := 0
 	for _, old := range f.gens[c:] {
 		words = append(words, old.dialogue...)
@@ -64,7 +64,7 @@ func (f *fold) reproject(c int) {
 	f.gens = append(f.gens[:c:c], g)
 	switch {
 	case len(g.list) == 0:
-		// No world: the note rides on the goal message, after its dialogue.
+		// No world: the note rides on the goal message, before its dialogue.
 		f.gens = f.gens[:0]
 		f.headNotes, f.headNoteTokens = nil, 0
 		if len(g.msgs) > 0 {
@@ -74,7 +74,9 @@ func (f *fold) reproject(c int) {
 		f.headNotes, f.headNoteTokens = nil, 0
 	}
 	if c == 0 {
-		f.dialogue = append(f.dialogue, words...)
+		var spill []served
+		f.dialogue, spill = appendTurns(f.dialogue, words)
+		f.headWords = append(slices.Clip(f.headWords), spill...)
 		f.dialogueTokens += wordTokens
 	} else {
 		f.gens[c-1].extend(words, wordTokens)
