@@ -204,6 +204,9 @@ func startProxy(ctx context.Context, d xdg.Dirs, opts Options) (string, error) {
 			return fmt.Errorf("start the proxy: %w (run `synaxi doctor`)", err)
 		}
 		url = st.URL()
+		if r := st.Replaced; r != nil {
+			fmt.Fprintf(opts.Stderr, "synaxi: replaced the running proxy, pid %d (%s); it drains what it has in flight\n", r.PID, st.Why)
+		}
 		if !before.Running {
 			return statefile.WriteBytes(ownerPath(d), []byte(strconv.Itoa(st.Info.PID)))
 		}
