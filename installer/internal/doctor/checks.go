@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/installer/internal/endpoint"
 	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/savings"
@@ -125,6 +126,11 @@ func checkProxy(_ context.Context, f *facts) Check {
 func checkRouting(_ context.Context, f *facts) Check {
 	if !f.routedToProxy() {
 		return pass("routing", "not routed by settings (synaxi wrap claude routes one launch)")
+	}
+	ep := endpoint.Read(endpoint.Sources{User: f.settings, Getenv: f.env.Getenv})
+	if why, fix := ep.NotRoutable(); why != "" {
+		return fails("routing", "settings route Claude Code to "+f.routeURL+", but "+strings.TrimPrefix(why, "not routing: "),
+			fix, "or `synaxi uninstall` to stop routing")
 	}
 	switch {
 	case !f.proxy.Running:
