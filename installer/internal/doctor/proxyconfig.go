@@ -25,6 +25,9 @@ func checkProxyConfig(_ context.Context, f *facts) Check {
 		return pass(name, "the proxy runs the configuration as it is now ("+want+"); "+scope)
 	}
 	detail := fmt.Sprintf("the configuration changed since the proxy started: it runs %s, the configuration is now %s", h.Config, want)
+	if h.Config == want { // the port alone
+		detail = fmt.Sprintf("the configuration changed since the proxy started: it listens on port %d, proxy.port is %d", f.proxy.Info.Port, f.config.Proxy.Port)
+	}
 	if up := f.config.Proxy.Upstream; !sameUpstream(up, h.Upstream) {
 		detail += fmt.Sprintf(" (upstream: running %s, configured %s)", h.Upstream, up)
 	}
@@ -73,7 +76,11 @@ func upstreamFailing(h *proxyctl.Health) (why, fix string) {
 // configChanged reports whether the running proxy started with another
 // configuration than the one it would start with now.
 func configChanged(f *facts) bool {
-	return f.proxy.Running && f.config != nil && f.proxy.Health.Config != "" && f.proxy.Health.Config != f.config.ProxyFingerprint()
+	if !f.proxy.Running || f.config == nil || f.proxy.Health.Config == "" {
+		return false
+	}
+	port := f.config.Proxy.Port
+	return f.proxy.Health.Config != f.config.ProxyFingerprint() || port != 0 && port != f.proxy.Info.Port
 }
 
 // proxyNotes is what `synaxi status` adds to the proxy's line when it

@@ -134,7 +134,7 @@ func Start(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State, e
 		}
 		return await(ctx, d, nil, "")
 	}
-	why := replaceReason(ctx, bin, d, env, st.Health)
+	why := replaceReason(ctx, bin, d, env, st)
 	if why == "" {
 		return st, nil
 	}
@@ -160,20 +160,27 @@ func Restart(ctx context.Context, bin string, d xdg.Dirs, env []string) (*State,
 
 // replaceReason says why the running proxy should give way to one started
 // from bin now, "" when it should not.
-func replaceReason(ctx context.Context, bin string, d xdg.Dirs, env []string, h *Health) string {
+func replaceReason(ctx context.Context, bin string, d xdg.Dirs, env []string, st *State) string {
+	h := st.Health
 	if ours, err := Version(ctx, bin, env); err == nil && proxyinfo.Older(h.Version, ours) {
 		return fmt.Sprintf("version %s is older than %s", h.Version, ours)
 	}
-	if want, err := Configured(d, env); err == nil && h.Config != "" && h.Config != want {
+	c, err := configured(d, env)
+	if err != nil {
+		return ""
+	}
+	if want := c.ProxyFingerprint(); h.Config != "" && h.Config != want {
 		return fmt.Sprintf("it runs configuration %s, the configuration is now %s", h.Config, want)
+	}
+	if c.Proxy.Port != 0 && c.Proxy.Port != st.Info.Port {
+		return fmt.Sprintf("it listens on port %d, proxy.port is %d", st.Info.Port, c.Proxy.Port)
 	}
 	return ""
 }
 
-// Configured is the fingerprint of the configuration a proxy started now
-// with env would run with (config.ProxyFingerprint; env nil is this
-// process's environment), to compare with Health.Config.
-func Configured(d xdg.Dirs, env []string) (string, error) {
+// configured is the configuration a proxy started now with env would
+// load (env nil is this process's environment), before any flag.
+func configured(d xdg.Dirs, env []string) (*config.Config, error) {
 	getenv := os.Getenv
 	if env != nil {
 		vars := map[string]string{}
@@ -186,9 +193,9 @@ func Configured(d xdg.Dirs, env []string) (string, error) {
 	}
 	l, err := config.Load(d.ConfigFile(), getenv)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return l.ProxyFingerprint(), nil
+	return &l.Config, nil
 }
 
 // await waits until /health answers from a proxy other than replaced.

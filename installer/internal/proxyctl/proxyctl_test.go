@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -93,5 +94,31 @@ func TestUpstreamCallsFailing(t *testing.T) {
 		"the failure left the window":  {UpstreamCalls{RecentFailures: 0, LastFailure: &later}, false},
 	} {
 		assert.Equal(t, tt.want, tt.c.Failing(), name)
+	}
+}
+
+// A proxy SessionStart started with -port (the port it recorded) runs the
+// configuration as it is; a changed key or a pinned port it does not
+// listen on replaces it.
+func TestReplaceReason(t *testing.T) {
+	d := xdg.Dirs{Config: t.TempDir()}
+	require.NoError(t, os.MkdirAll(filepath.Dir(d.ConfigFile()), 0o700))
+	cfg := config.Default()
+	fp := cfg.ProxyFingerprint()
+	st := &State{Health: &Health{Version: "v1", Config: fp}, Info: &proxyinfo.Info{Port: 5555}}
+	env := []string{}
+	for src, want := range map[string]string{
+		"":                                    "",
+		"[proxy]\nport = 5555\n":              "",
+		"[proxy]\nport = 6666\n":              "it listens on port 5555, proxy.port is 6666",
+		"[proxy]\nupstream = \"http://gw\"\n": "it runs configuration " + fp + ", the configuration is now ",
+	} {
+		require.NoError(t, os.WriteFile(d.ConfigFile(), []byte(src), 0o600))
+		got := replaceReason(context.Background(), "/nonexistent/synaxi-proxyd", d, env, st)
+		if want == "" {
+			assert.Empty(t, got, src)
+		} else {
+			assert.Contains(t, got, want, src)
+		}
 	}
 }
