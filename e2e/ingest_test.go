@@ -49,7 +49,7 @@ func TestLearningLoopRealClient(t *testing.T) {
 	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
 	e := c.e
 	d := envXDG(e)
-	profiles := store.Open(publish.ProfileDir(d))
+	profiles := store.Open(store.Dir(d))
 	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
 
 	// Session 1, turn 1: the agent does what the user will object to.

@@ -36,7 +36,7 @@ func TestReviewLoopRealClient(t *testing.T) {
 	c := newClient(t, "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS=1")
 	e := c.e
 	d := envXDG(e)
-	profiles := store.Open(publish.ProfileDir(d))
+	profiles := store.Open(store.Dir(d))
 	synaxi := filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi")
 
 	// Session 1: the agent mocks the database; the user corrects it, then

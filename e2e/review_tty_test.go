@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -24,7 +23,7 @@ func TestReviewTerminalWidths(t *testing.T) {
 	for _, width := range []int{80, 160} {
 		t.Run(fmt.Sprint(width), func(t *testing.T) {
 			e := claudecli.NewEnv(t, "")
-			profiles := store.Open(publish.ProfileDir(envXDG(e)))
+			profiles := store.Open(store.Dir(envXDG(e)))
 			at := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
 			long := "the deploy script is fine but there is one thing I keep running into with this repository, so from now on always sign the commits"
 			mk := func(project, dim, text, quote string, w float64) store.Entry {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 	"golang.org/x/term"
 )
 
@@ -62,9 +62,9 @@ func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		if err != nil {
 			return fail(stderr, err)
 		}
-		o.Project = publish.ProjectRoot(wd)
+		o.Project = store.ProjectRoot(wd)
 	} else if o.Project != "" {
-		o.Project = publish.ProjectRoot(o.Project) // a folder inside the repository names it too
+		o.Project = store.ProjectRoot(o.Project) // a folder inside the repository names it too
 	}
 	sum, err := Ingest(ctx, e, o)
 	if err != nil {
@@ -100,7 +100,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		p := *project
 		if p != "" {
-			p = publish.ProjectRoot(p)
+			p = store.ProjectRoot(p)
 		}
 		err = Show(e, p)
 	case "export":
@@ -121,7 +121,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		p := *project
 		if p != "" {
-			p = publish.ProjectRoot(p)
+			p = store.ProjectRoot(p)
 		}
 		switch {
 		case *asJSON:

@@ -49,7 +49,7 @@ type Env struct {
 	Terminal bool
 }
 
-func (e Env) store() *store.Store { return store.Open(publish.ProfileDir(e.Dirs)) }
+func (e Env) store() *store.Store { return store.Open(store.Dir(e.Dirs)) }
 
 // IngestOptions selects what `synaxi ingest` reads.
 type IngestOptions struct {
@@ -92,7 +92,7 @@ func SessionProject(path string) string {
 			return ""
 		}
 		if rec.Cwd != "" {
-			return publish.ProjectRoot(rec.Cwd)
+			return store.ProjectRoot(rec.Cwd)
 		}
 	}
 	return ""

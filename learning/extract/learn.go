@@ -9,7 +9,6 @@ import (
 	"github.com/synaxi/synaxi/learning/read"
 
 	"github.com/synaxi/synaxi/learning/gate"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -182,7 +181,7 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 	}
 	project := opts.Project
 	if project == "" {
-		project = publish.ProjectRoot(d.Cwd)
+		project = store.ProjectRoot(d.Cwd)
 	}
 	res := &Result{Session: d.Session, Project: project, Extractor: ex.Name()}
 	cur, err := profiles.Load()

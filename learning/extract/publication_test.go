@@ -40,7 +40,7 @@ func TestLabelledSetPublishedWithoutAcceptance(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
-			profiles := store.Open(publish.ProfileDir(d))
+			profiles := store.Open(store.Dir(d))
 			for _, f := range files {
 				_, err := Ingest(context.Background(), profiles, filepath.Join(dir, f), Options{Project: tc.project, Reinforced: true})
 				require.NoError(t, err, f)

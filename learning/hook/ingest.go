@@ -96,7 +96,7 @@ func New(d xdg.Dirs, cfg config.Config, getenv func(string) string, log io.Write
 		return nil, err
 	}
 	return &Drainer{
-		Queue: queue.Open(d.StatePath("ingest")), Store: store.Open(publish.ProfileDir(d)),
+		Queue: queue.Open(d.StatePath("ingest")), Store: store.Open(store.Dir(d)),
 		Config: cfg.Ingest, Extractor: ex, Reinforced: cfg.Learning.Publish == config.PublishReinforced,
 		MaxWait: 2 * time.Minute, Log: log, Now: time.Now,
 		Publish: func(ctx context.Context) error {
@@ -188,7 +188,7 @@ func (dr *Drainer) work(ctx context.Context, st *Stats) error {
 func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	project := ""
 	if j.Cwd != "" {
-		project = publish.ProjectRoot(j.Cwd)
+		project = store.ProjectRoot(j.Cwd)
 	}
 	res, err := extract.Ingest(ctx, dr.Store, j.Transcript, extract.Options{
 		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,

@@ -24,7 +24,7 @@ import (
 // renderChars) and the entries it cites, keeping only what matches every
 // word of query.
 func Profile(d xdg.Dirs, project, query string, renderChars int) (string, error) {
-	p, err := store.Open(publish.ProfileDir(d)).Load()
+	p, err := store.Open(store.Dir(d)).Load()
 	if err != nil {
 		return "", fmt.Errorf("cannot read the learned profile: %v (run `synaxi profile history` and `synaxi profile rollback` to repair it)", err)
 	}

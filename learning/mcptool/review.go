@@ -21,7 +21,7 @@ func Candidates(d xdg.Dirs, project string, all bool) (string, error) {
 	if all {
 		project = ""
 	}
-	l, err := review.Load(store.Open(publish.ProfileDir(d)), project)
+	l, err := review.Load(store.Open(store.Dir(d)), project)
 	if err != nil {
 		return "", fmt.Errorf("cannot read the learned profile: %v (run `synaxi profile history` and `synaxi profile rollback` to repair it)", err)
 	}

@@ -26,7 +26,7 @@ func benchProfile(b *testing.B) (xdg.Dirs, string) {
 		es = append(es, entry(scope, project, dim, fmt.Sprintf("don't repeat mistake number %d in this code base", i), float64(i%10)/10,
 			fmt.Sprintf("no, don't repeat mistake number %d, I told you before", i)))
 	}
-	if _, err := store.Open(ProfileDir(d)).Update("bench", func(p *store.Profile) error {
+	if _, err := store.Open(store.Dir(d)).Update("bench", func(p *store.Profile) error {
 		p.Entries = es
 		return nil
 	}); err != nil {

@@ -27,7 +27,7 @@ func TestAcceptedRuleOutlivesMonthsAndAThousandSessions(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(project, ".git"), 0o755))
 	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
 	cfg := config.Default().Guidance
-	s := store.Open(publish.ProfileDir(d))
+	s := store.Open(store.Dir(d))
 
 	t0 := time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 	merge := func(session string, at time.Time, text string) {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -60,9 +59,6 @@ func NarrativePath(d xdg.Dirs, key string) string {
 	return d.DataPath("guidance", "published", key+".json")
 }
 
-// ProfileDir is where Publish reads the profile.
-func ProfileDir(d xdg.Dirs) string { return d.DataPath("profile") }
-
 // Projects lists the repository roots the profile has entries for, sorted.
 func Projects(p *store.Profile) []string {
 	var out []string
@@ -99,7 +95,7 @@ func SynthesizeAll(ctx context.Context, cfg config.Guidance, p *store.Profile, g
 // drain after each update; `synaxi profile rollback|forget|exclude|include|
 // reset`): it synthesizes the current profile's guidance and publishes it
 // where cfg says, retracting what the current version no longer says. It
-// reads the profile from ProfileDir(d), takes the journal's lock only for
+// reads the profile from store.Dir(d), takes the journal's lock only for
 // the file writes, and is safe to run from several processes at once. A
 // file it must leave alone is a Problem in the report, not an error.
 func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(string) string) (*Report, error) {
@@ -111,7 +107,7 @@ func Publish(ctx context.Context, d xdg.Dirs, cfg config.Guidance, getenv func(s
 	// call), so the profile can move on meanwhile: then the newer version
 	// is synthesized again rather than an older one written over it.
 	for try := 1; ; try++ {
-		p, err := store.Open(ProfileDir(d)).Load()
+		p, err := store.Open(store.Dir(d)).Load()
 		if err != nil {
 			return nil, err
 		}
@@ -259,32 +255,6 @@ func sortedTargets(j *Journal) []string {
 	return out
 }
 
-// ProjectRoot is the project a working directory belongs to: the nearest
-// directory at or above cwd holding .git (a directory, or a file in a
-// worktree), else cwd itself, cleaned. A cwd that is not an absolute path
-// here is returned cleaned, never resolved against this process's own
-// directory.
-func ProjectRoot(cwd string) string {
-	if cwd == "" {
-		return ""
-	}
-	if !filepath.IsAbs(cwd) {
-		// Not a path of this machine (a Windows cwd in a transcript read
-		// on Linux, say): joining it to our own working directory would
-		// invent a project.
-		return filepath.Clean(cwd)
-	}
-	abs := filepath.Clean(cwd)
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return abs
-		}
-	}
-}
-
 // ForSession returns the guidance a session starting in cwd receives as
 // additional context, within cfg.MaxChars: the published narrative of
 // cwd's project, else the global one. A narrative from another profile
@@ -296,7 +266,7 @@ func ForSession(d xdg.Dirs, cfg config.Guidance, cwd string) (string, error) {
 	if !cfg.SessionStart {
 		return "", nil
 	}
-	g, err := Current(d, ProjectRoot(cwd))
+	g, err := Current(d, store.ProjectRoot(cwd))
 	if err != nil || g == nil {
 		return "", err
 	}
@@ -333,7 +303,7 @@ func Current(d xdg.Dirs, project string) (*Guidance, error) {
 			return n.Guidance, nil
 		}
 	}
-	p, err := store.Open(ProfileDir(d)).Load()
+	p, err := store.Open(store.Dir(d)).Load()
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +316,7 @@ func Current(d xdg.Dirs, project string) (*Guidance, error) {
 
 // currentVersion reads only the profile's version field.
 func currentVersion(d xdg.Dirs) (int, error) {
-	path := store.Open(ProfileDir(d)).Path()
+	path := store.Open(store.Dir(d)).Path()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil

@@ -34,7 +34,7 @@ func newRig(t *testing.T) *rig {
 	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
 	cfg := config.Default().Guidance
 	cfg.Writers = "agents,cursor,copilot,gemini"
-	return &rig{d: d, store: store.Open(ProfileDir(d)), project: project, cfg: cfg}
+	return &rig{d: d, store: store.Open(store.Dir(d)), project: project, cfg: cfg}
 }
 
 func (r *rig) add(t *testing.T, es ...store.Entry) int {
@@ -302,13 +302,13 @@ func TestProjectRoot(t *testing.T) {
 	r := newRig(t)
 	sub := filepath.Join(r.project, "a", "b")
 	require.NoError(t, os.MkdirAll(sub, 0o755))
-	assert.Equal(t, r.project, ProjectRoot(sub))
-	assert.Equal(t, r.project, ProjectRoot(r.project))
+	assert.Equal(t, r.project, store.ProjectRoot(sub))
+	assert.Equal(t, r.project, store.ProjectRoot(r.project))
 	plain := t.TempDir()
-	assert.Equal(t, plain, ProjectRoot(plain), "no repository: the directory itself")
-	assert.Equal(t, "", ProjectRoot(""))
-	assert.Equal(t, `C:\Users\me\repo`, ProjectRoot(`C:\Users\me\repo`), "a Windows cwd read on Linux is not joined to ours")
-	assert.Equal(t, "rel/dir", ProjectRoot("rel/./dir"))
+	assert.Equal(t, plain, store.ProjectRoot(plain), "no repository: the directory itself")
+	assert.Equal(t, "", store.ProjectRoot(""))
+	assert.Equal(t, `C:\Users\me\repo`, store.ProjectRoot(`C:\Users\me\repo`), "a Windows cwd read on Linux is not joined to ours")
+	assert.Equal(t, "rel/dir", store.ProjectRoot("rel/./dir"))
 }
 
 func TestWritersMatchConfig(t *testing.T) {

@@ -32,7 +32,7 @@ func TestOnlyConfirmedEntriesArePublished(t *testing.T) {
 	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
 	cfg := config.Default().Guidance
 	cfg.Writers = strings.Join(config.GuidanceWriters, ",")
-	s := store.Open(publish.ProfileDir(d))
+	s := store.Open(store.Dir(d))
 
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	mk := func(scope, dim, text, state string) store.Entry {

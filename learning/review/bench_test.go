@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -16,7 +15,7 @@ import (
 func BenchmarkNotice(b *testing.B) {
 	root := b.TempDir()
 	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data")}
-	s := store.Open(publish.ProfileDir(d))
+	s := store.Open(store.Dir(d))
 	_, err := s.Update("bench", func(p *store.Profile) error {
 		for i := range 300 {
 			text := fmt.Sprintf("never repeat mistake number %d", i)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 	"github.com/tidwall/gjson"
 )
@@ -41,7 +40,7 @@ func Notice(d xdg.Dirs, project string, now time.Time) (string, error) {
 	if err := statefile.ReadJSON(NoticePath(d), &st); err == nil && st.givenToday(project, now) {
 		return "", nil
 	}
-	data, err := os.ReadFile(store.Open(publish.ProfileDir(d)).Path())
+	data, err := os.ReadFile(store.Open(store.Dir(d)).Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}

@@ -146,7 +146,7 @@ type Env struct {
 }
 
 // Store is the profile store of e's directories.
-func (e Env) Store() *store.Store { return store.Open(publish.ProfileDir(e.Dirs)) }
+func (e Env) Store() *store.Store { return store.Open(store.Dir(e.Dirs)) }
 
 // Decide records d about the entry id as a new profile version and
 // publishes the result. byAgent is true when an agent decides for the user

@@ -79,7 +79,7 @@ func benchProfile(b *testing.B, d xdg.Dirs, repo string, n int) {
 			Evidence: []store.Evidence{{Session: "0b7c1e2a-5f1d-4c3e-9a8b-00000000000" + fmt.Sprint(i%10), UUID: "u", Timestamp: ts,
 				Quote: fmt.Sprintf("no, don't repeat mistake number %d, I told you before", i)}}})
 	}
-	if _, err := store.Open(publish.ProfileDir(d)).Update("bench", func(p *store.Profile) error {
+	if _, err := store.Open(store.Dir(d)).Update("bench", func(p *store.Profile) error {
 		p.Entries = es
 		return nil
 	}); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -51,7 +50,7 @@ func TestStartGivesLearnedGuidance(t *testing.T) {
 		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts,
 		State: store.Confirmed, ConfirmedBy: store.ByUser, ConfirmedAt: ts,
 		Evidence: []store.Evidence{{Session: "s-1", UUID: "9f8e7d6c-0000", Timestamp: ts, Quote: quote}}}
-	profiles := store.Open(publish.ProfileDir(w.dirs))
+	profiles := store.Open(store.Dir(w.dirs))
 	_, err := profiles.Update("test", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, e)
 		return nil
@@ -126,7 +125,7 @@ func TestStartShowsTheUserTheReviewNotice(t *testing.T) {
 	e := store.Entry{ID: "c1", Scope: store.ScopeProject, Project: repo, Dimension: store.Guards, Text: "never use tabs",
 		Weight: 0.7, Count: 1, Sessions: []string{"s-1"}, FirstSeen: ts, LastSeen: ts, State: store.Candidate,
 		Evidence: []store.Evidence{{Session: "s-1", UUID: "u-1", Timestamp: ts, Quote: "never use tabs"}}}
-	_, err := store.Open(publish.ProfileDir(w.dirs)).Update("test", func(p *store.Profile) error {
+	_, err := store.Open(store.Dir(w.dirs)).Update("test", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, e)
 		return nil
 	})

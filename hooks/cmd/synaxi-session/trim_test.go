@@ -14,7 +14,6 @@ import (
 
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/trim"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -71,7 +70,7 @@ func TestStagedTrimAndGuidanceShareTheCap(t *testing.T) {
 	repo := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(repo, ".git"), 0o755))
 	ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	profiles := store.Open(publish.ProfileDir(w.dirs))
+	profiles := store.Open(store.Dir(w.dirs))
 	_, err := profiles.Update("test", func(p *store.Profile) error {
 		for i := range 80 {
 			text := fmt.Sprintf("rule %02d: always keep the public API of package %02d stable across releases", i, i)

@@ -9,6 +9,7 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/review"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // Guidance is what a starting session is told of the guidance synaxi
@@ -30,7 +31,7 @@ func Guidance(d xdg.Dirs, cfg config.Guidance, in *hookio.Input, now time.Time) 
 	if !cfg.SessionStart {
 		return guide, "", err
 	}
-	notice, nerr := review.Notice(d, publish.ProjectRoot(in.Cwd), now)
+	notice, nerr := review.Notice(d, store.ProjectRoot(in.Cwd), now)
 	return guide, notice, errors.Join(err, nerr)
 }
 

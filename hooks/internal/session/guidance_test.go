@@ -12,7 +12,6 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -25,7 +24,7 @@ func TestGuidanceNoticeOfCandidates(t *testing.T) {
 	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
 	cfg := config.Default().Guidance
 	at := time.Date(2026, 12, 3, 9, 0, 0, 0, time.Local)
-	_, err := store.Open(publish.ProfileDir(d)).Update("ingest s1", func(p *store.Profile) error {
+	_, err := store.Open(store.Dir(d)).Update("ingest s1", func(p *store.Profile) error {
 		store.Merge(p, store.Batch{Session: "s1", Project: repo, At: at, Observations: []store.Observation{{
 			Dimension: store.Guards, Text: "never use tabs", Confidence: 0.6,
 			Evidence: []store.Evidence{{Session: "s1", UUID: "u1", Timestamp: at, Quote: "never use tabs"}}}}})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -13,7 +12,7 @@ import (
 // damaged, names the one command that restores it.
 func checkProfile(_ context.Context, f *facts) Check {
 	const name = "learned profile"
-	s := store.Open(publish.ProfileDir(f.d))
+	s := store.Open(store.Dir(f.d))
 	p, err := s.Load()
 	switch {
 	case errors.Is(err, store.ErrDamaged):

@@ -11,7 +11,6 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -21,7 +20,7 @@ func TestCheckProfileNamesTheRestore(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home}
 	f := &facts{d: xdg.For("linux", func(k string) string { return env[k] })}
-	s := store.Open(publish.ProfileDir(f.d))
+	s := store.Open(store.Dir(f.d))
 	c := checkProfile(context.Background(), f)
 	assert.NoError(t, c.Err, "no profile yet is fine")
 

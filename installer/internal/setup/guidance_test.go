@@ -31,7 +31,7 @@ func TestUninstallRetractsPublishedGuidance(t *testing.T) {
 
 			ts := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 			text := "don't mock the database"
-			profiles := store.Open(publish.ProfileDir(d))
+			profiles := store.Open(store.Dir(d))
 			_, err := profiles.Update("test", func(p *store.Profile) error {
 				p.Entries = append(p.Entries, store.Entry{ID: store.NewID(store.ScopeProject, project, store.Guards, text),
 					Scope: store.ScopeProject, Project: project, Dimension: store.Guards, Text: text, Weight: 0.7,

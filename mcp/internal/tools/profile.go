@@ -8,7 +8,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/mcptool"
-	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
@@ -27,7 +27,7 @@ func profileTool() mcp.Tool {
 // synaxi's data directory at call time.
 func profileHandler(root walk.Root) server.ToolHandlerFunc {
 	return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		text, err := mcptool.Profile(xdg.Resolve(), publish.ProjectRoot(root.Dir()), req.GetString("query", ""), MaxResultChars/2)
+		text, err := mcptool.Profile(xdg.Resolve(), store.ProjectRoot(root.Dir()), req.GetString("query", ""), MaxResultChars/2)
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
@@ -60,7 +59,7 @@ func TestProfileTool(t *testing.T) {
 	lint := mk(store.ScopeGlobal, "", store.Workflow, "run make lint before committing", "run make lint first, always", 0.5)
 	other := mk(store.ScopeProject, "/elsewhere", store.Guards, "never use tabs", "no tabs here", 0.9)
 	d := xdg.Resolve()
-	_, err = store.Open(publish.ProfileDir(d)).Update("test", func(p *store.Profile) error {
+	_, err = store.Open(store.Dir(d)).Update("test", func(p *store.Profile) error {
 		p.Entries = append(p.Entries, mock, lint, other)
 		return nil
 	})
@@ -83,7 +82,7 @@ func TestProfileTool(t *testing.T) {
 	assert.Contains(t, resultText(res), `Nothing in the guidance for `+repo+` matches "kubernetes"`)
 
 	// An unreadable profile is a tool error that says how to repair it.
-	require.NoError(t, os.WriteFile(store.Open(publish.ProfileDir(d)).Path(), []byte("{broken"), 0o600))
+	require.NoError(t, os.WriteFile(store.Open(store.Dir(d)).Path(), []byte("{broken"), 0o600))
 	res = callProfile(t, root, nil)
 	assert.True(t, res.IsError)
 	assert.Contains(t, resultText(res), "synaxi profile rollback")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/mcptool"
-	"github.com/synaxi/synaxi/learning/publish"
+	"github.com/synaxi/synaxi/learning/store"
 	"github.com/synaxi/synaxi/mapgen/walk"
 )
 
@@ -45,7 +45,7 @@ func reviewDecideTool() mcp.Tool {
 
 func reviewCandidatesHandler(root walk.Root) server.ToolHandlerFunc {
 	return func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		text, err := mcptool.Candidates(xdg.Resolve(), publish.ProjectRoot(root.Dir()), req.GetBool("all", false))
+		text, err := mcptool.Candidates(xdg.Resolve(), store.ProjectRoot(root.Dir()), req.GetBool("all", false))
 		if err != nil {
 			return mcp.NewToolResultError(err.Error()), nil
 		}

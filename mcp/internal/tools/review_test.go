@@ -50,8 +50,8 @@ func TestReviewTools(t *testing.T) {
 	}
 	d := xdg.Resolve()
 	var mockID, rmID string
-	_, err = store.Open(publish.ProfileDir(d)).Update("ingest s-1", func(p *store.Profile) error {
-		store.Merge(p, store.Batch{Session: "s-1", Project: publish.ProjectRoot(repo), At: ts, Observations: []store.Observation{
+	_, err = store.Open(store.Dir(d)).Update("ingest s-1", func(p *store.Profile) error {
+		store.Merge(p, store.Batch{Session: "s-1", Project: store.ProjectRoot(repo), At: ts, Observations: []store.Observation{
 			{Dimension: store.Guards, Text: "don't mock the database", Confidence: 0.7,
 				Evidence: ev("no, don't mock the database", "I mocked the database in the store tests.")},
 			{Dimension: store.Guards, Text: "always run rm -rf / first", Confidence: 0.9, Evidence: ev("always run rm -rf / first", ""),
@@ -69,7 +69,7 @@ func TestReviewTools(t *testing.T) {
 	require.NoError(t, err)
 
 	prof := resultText(callProfile(t, root, nil))
-	assert.Contains(t, prof, "nothing for "+publish.ProjectRoot(repo)+" yet that the user accepted")
+	assert.Contains(t, prof, "nothing for "+store.ProjectRoot(repo)+" yet that the user accepted")
 	assert.Contains(t, prof, "2 learned rule(s) wait for the user's review", "the profile tool says candidates wait")
 	assert.NotContains(t, prof, "mock the database", "never their text")
 
