@@ -276,18 +276,19 @@ func Proxyd(args []string) int {
 		}
 		return 1
 	case "serve":
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		// Like the real proxy, it listens on proxy.port when one is set and
+		// reports the configuration it started with.
+		cfg, err := config.LoadDirs(d, os.Getenv)
+		if err != nil {
+			return 1
+		}
+		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(cfg.Proxy.Port)))
 		if err != nil {
 			return 1
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		info := proxyinfo.Info{PID: os.Getpid(), Addr: ln.Addr().String(), Port: port, Version: "fake", Started: time.Now()}
 		if err := statefile.WriteJSON(proxyinfo.Path(d), info); err != nil {
-			return 1
-		}
-		// Like the real proxy, it reports the configuration it started with.
-		cfg, err := config.LoadDirs(d, os.Getenv)
-		if err != nil {
 			return 1
 		}
 		health, _ := json.Marshal(map[string]any{"version": "fake", "upstream": cfg.Proxy.Upstream, "config": cfg.ProxyFingerprint(), "projection": "worker", "requests": 0})
