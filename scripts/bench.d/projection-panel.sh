@@ -16,15 +16,9 @@ set -euo pipefail
 
 repo=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-fixtures=${SYNAXI_FIXTURES:-}
-if [[ -z $fixtures ]]; then
-	for root in "$repo" "$(cd "$(git rev-parse --path-format=absolute --git-common-dir)/.." && pwd)"; do
-		if [[ -d $root/../shared/fixtures/claude-code-sessions ]]; then
-			fixtures=$(cd "$root/../shared/fixtures" && pwd)
-			break
-		fi
-	done
-fi
+# shellcheck source=../fixtures.sh
+. scripts/fixtures.sh
+fixtures=$(fixtures_dir "$repo") || fixtures=
 sessions=$fixtures/claude-code-sessions
 [[ -n $fixtures && -d $sessions ]] || { echo "projection-panel: shared/fixtures/claude-code-sessions not found beside the checkout; set SYNAXI_FIXTURES" >&2; exit 1; }
 # A directory stands for its own transcripts and its sessions' subagents/

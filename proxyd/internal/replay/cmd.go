@@ -134,6 +134,7 @@ func (r *Report) Table(w io.Writer) {
 	row("invalid requests", r.Baseline.InvalidRequests, r.Projected.InvalidRequests)
 	row("prefix violations", "-", deref(r.Projected.PrefixViolations))
 	row("re-projections", "-", deref(r.Projected.Reprojections))
+	row("tool list restored", "-", r.Projected.RosterChanges)
 	tw.Flush()
 	fmt.Fprintf(w, "\nraw context %.2f× below baseline; billed-equivalent input %.2f× below baseline\n", r.RawReduction, r.BilledReduction)
 	fmt.Fprintf(w, "new content %d tokens: projected hit ratio at most %.3f at this raw context, %.3f at %.1f× below baseline\n",

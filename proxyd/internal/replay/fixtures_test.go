@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/proxyd/internal/projection"
 )
 
 // allFixtureDirs are every transcript directory of shared/fixtures, the
@@ -39,7 +40,7 @@ func TestFixturesNothingUserTypedHidden(t *testing.T) {
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(paths), 24, "every fixture transcript")
 	for _, p := range paths {
-		rep, err := Run(context.Background(), p, Options{Scope: config.ScopeAll}, nil)
+		rep, err := Run(context.Background(), p, Options{Scope: config.ScopeAll, Projection: projection.FromConfig(config.Default().Projection)}, nil)
 		require.NoError(t, err, p)
 		name := ShortName(p)
 		t.Logf("%s: %d requests, %d engaged, billed %.2fx, with recovery %.2fx, bound %.2fx, hidden then needed %+v",

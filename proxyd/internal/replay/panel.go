@@ -116,6 +116,7 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 		sum.Baseline.HiddenThenNeeded.add(rep.Baseline.HiddenThenNeeded)
 		sum.Projected.HiddenThenNeeded.add(rep.Projected.HiddenThenNeeded)
 		sum.Projected.UserTypedHidden += rep.Projected.UserTypedHidden
+		sum.Projected.RosterChanges += rep.Projected.RosterChanges
 		if sum.Projected.FirstUserTypedHidden == "" && rep.Projected.FirstUserTypedHidden != "" {
 			sum.Projected.FirstUserTypedHidden = ShortName(path) + ": " + rep.Projected.FirstUserTypedHidden
 		}

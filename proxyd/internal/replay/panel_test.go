@@ -86,7 +86,8 @@ func TestPanel(t *testing.T) {
 		{"budget+30%", def * 13 / 10, 2.0, 1.6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := Options{Scope: config.ScopeAll, Projection: projection.Config{BudgetTokens: tc.budget}}
+			opts := Options{Scope: config.ScopeAll, Projection: projection.FromConfig(config.Default().Projection)} // as the proxy
+			opts.Projection.BudgetTokens = tc.budget
 			for _, p := range paths {
 				sub := filepath.Base(filepath.Dir(p)) == "subagents"
 				if tc.budget != 0 && sub {
@@ -144,7 +145,7 @@ func TestPanel(t *testing.T) {
 				assert.GreaterOrEqual(t, rep.RawReduction, tc.raw, name)
 				assert.GreaterOrEqual(t, rep.BilledReduction, tc.billed, name)
 				if tc.budget == 0 {
-					assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.9, name)
+					assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.88, name)
 					// The saving holds with a re-read before every blind
 					// edit (see recovery): 1.76x at worst when written.
 					assert.GreaterOrEqual(t, rep.BilledReductionWithRereads, 1.75, "%s: with re-reads", name)

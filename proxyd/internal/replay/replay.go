@@ -21,7 +21,8 @@
 //	                  "symbols", "quotes", "recovery_tokens"},
 //	               "recoveries", "billed_equivalent_with_recovery",
 //	               "user_typed_hidden", "first_user_typed_hidden"},
-//	 "projected": {same fields, plus "prefix_violations", "reprojections"},
+//	 "projected": {same fields, plus "prefix_violations", "reprojections",
+//	               "roster_changes" (a tool list restored: not a violation)},
 //	 "raw_reduction": baseline/projected raw tokens,
 //	 "billed_reduction": baseline/projected billed-equivalent input,
 //	 "billed_reduction_with_rereads": the same with a re-read before
@@ -209,6 +210,7 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
@@ -245,6 +247,11 @@ type Side struct {
 	HiddenThenNeeded   Needed  `json:"hidden_then_needed"`
 	Recoveries         int     `json:"recoveries"`
 	BilledWithRecovery float64 `json:"billed_equivalent_with_recovery"`
+	// RosterChanges counts the projected requests whose tool list alone
+	// differs from the request before (a stubbed tool restored after its
+	// first call, projection.stub_tools): a deliberate cache break, billed
+	// as such, not a prefix violation.
+	RosterChanges int `json:"roster_changes,omitempty"`
 	// UserTypedHidden counts the user-typed blocks (messages, images,
 	// command and skill expansions) a later request of the side did not
 	// show; FirstUserTypedHidden begins the first of them.
@@ -489,7 +496,11 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		prevBaseTotal, prevTotal = u.Total(), pu2.Total()
 		if prev != nil && !r.reset && !res.Reprojected {
 			if i := validate.PrefixBreak(prev, res.Body); i >= 0 {
-				violations++
+				if rosterOnly(prev, res.Body) {
+					rep.Projected.RosterChanges++
+				} else {
+					violations++
+				}
 			}
 		}
 		prev, prevBV, prevPV = res.Body, bv, pv
@@ -509,6 +520,14 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
 	return rep, nil
+}
+
+// rosterOnly reports whether two served requests differ in their tool
+// list alone among what PrefixBreak compares.
+func rosterOnly(prev, next []byte) bool {
+	p, err1 := sjson.DeleteBytes(prev, "tools")
+	n, err2 := sjson.DeleteBytes(next, "tools")
+	return err1 == nil && err2 == nil && validate.PrefixBreak(p, n) < 0
 }
 
 // takeLoss fills the side's referee figures.
