@@ -352,7 +352,7 @@ func fakeRelease(t *testing.T, versions ...string) *marketplace.Release {
 	for _, v := range versions {
 		name := fmt.Sprintf("synaxi_%s_%s_%s.tar.gz", v, runtime.GOOS, runtime.GOARCH)
 		data := buildArchive(t, strings.TrimSuffix(name, ".tar.gz"),
-			map[string]string{"synaxi-session": "#!/bin/sh\necho " + v + "\n"})
+			withSynaxi(t, map[string]string{"synaxi-session": "#!/bin/sh\necho " + v + "\n"}))
 		path := filepath.Join(rel.Dir, name)
 		require.NoError(t, os.WriteFile(path, data, 0o644))
 		rel.Archives = append(rel.Archives, marketplace.Archive{Name: name, Path: path, SHA256: sha256hex(data), Size: int64(len(data))})

@@ -57,7 +57,7 @@ func newLauncherRig(t *testing.T) *launcherRig {
 	require.NoError(t, os.WriteFile(filepath.Join(r.plugin, ".claude-plugin", "plugin.json"), []byte(manifest), 0o644))
 
 	r.name = fmt.Sprintf("synaxi_%s_%s_%s.tar.gz", launcherVersion, runtime.GOOS, runtime.GOARCH)
-	archive := buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), map[string]string{"synaxi-session": fakeSession})
+	archive := buildArchive(t, strings.TrimSuffix(r.name, ".tar.gz"), withSynaxi(t, map[string]string{"synaxi-session": fakeSession}))
 	sum := sha256.Sum256(archive)
 	checksums := fmt.Sprintf("%s  synaxi_%s_other_arch.tar.gz\n%s  %s\n",
 		strings.Repeat("0", 64), launcherVersion, hex.EncodeToString(sum[:]), r.name)
@@ -84,6 +84,17 @@ func (r *launcherRig) serve(archive []byte) {
 func (r *launcherRig) hits() int { return len(r.srv.Requests()) }
 
 func (r *launcherRig) binDir() string { return filepath.Dir(r.dataBin()) }
+
+// withSynaxi adds a `synaxi` to a test release's files, as every release
+// has one: the launcher runs it after an install to switch `current` and
+// prune (internal/launcher). It is a script that runs the built one, so the
+// archive stays small.
+func withSynaxi(t *testing.T, files map[string]string) map[string]string {
+	t.Helper()
+	require.NoError(t, claudecli.BuildPlugin())
+	files["synaxi"] = fmt.Sprintf("#!/bin/sh\nexec '%s' \"$@\"\n", filepath.Join(claudecli.RepoRoot(), "plugin", "bin", "synaxi"))
+	return files
+}
 
 // buildArchive makes a release tarball: one top-level directory holding the
 // given executables.
@@ -345,31 +356,24 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// procStart is a process's start time as /proc/PID/stat has it (field 22),
-// what the launcher writes beside a lock owner's pid.
-func procStart(t *testing.T, pid int) string {
-	t.Helper()
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Skipf("needs /proc: %v", err)
-	}
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndex(s, ")")+2:])
-	return fields[19]
-}
-
-// TestLauncherDownloadLock: a lock whose owner lives makes other callers
-// wait their budget and start no download; once the owner is gone (its pid
-// dead, or alive but a different process), the lock is taken over at once.
+// TestLauncherDownloadLock: a lock whose holder lives makes other callers
+// wait their budget and start no download; once the holder is gone, the lock
+// is taken over at once. The holder is flock(1), as the fetcher holds it.
 func TestLauncherDownloadLock(t *testing.T) {
+	flock, err := exec.LookPath("flock")
+	if err != nil {
+		t.Skip("needs flock(1)")
+	}
 	r := newLauncherRig(t)
 	lock := filepath.Join(r.binDir(), "."+launcherVersion+".lock")
 	require.NoError(t, os.MkdirAll(lock, 0o700))
-	owner := exec.Command("sleep", "60")
-	require.NoError(t, owner.Start())
-	t.Cleanup(func() { _ = owner.Process.Kill(); _ = owner.Wait() })
-	start := procStart(t, owner.Process.Pid)
-	require.NoError(t, os.WriteFile(filepath.Join(lock, "owner"), fmt.Appendf(nil, "%d %s\n", owner.Process.Pid, start), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(lock, "owner"), []byte("1\n"), 0o600))
+	holder := exec.Command(flock, "-o", lock, "sleep", "60")
+	require.NoError(t, holder.Start())
+	t.Cleanup(func() { _ = holder.Process.Kill(); _ = holder.Wait() })
+	require.Eventually(t, func() bool {
+		return exec.Command(flock, "-n", lock, "true").Run() != nil
+	}, 10*time.Second, 10*time.Millisecond, "flock holds the lock")
 
 	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=1"}
 	out, code := r.launch("", "synaxi-session", "start")
@@ -377,8 +381,9 @@ func TestLauncherDownloadLock(t *testing.T) {
 	assert.Empty(t, out)
 	assert.Zero(t, r.hits(), "a download is in progress elsewhere")
 
-	// The same pid with another start time is a recycled pid, not the owner.
-	require.NoError(t, os.WriteFile(filepath.Join(lock, "owner"), fmt.Appendf(nil, "%d 1\n", owner.Process.Pid), 0o600))
+	// The holder dies (its lock with it); the owner file it wrote stays.
+	require.NoError(t, holder.Process.Kill())
+	_ = holder.Wait()
 	r.extraEnv = []string{"SYNAXI_LAUNCHER_WAIT=60"}
 	out, code = r.launch("", "synaxi-session", "start")
 	assert.Equal(t, 0, code)

@@ -137,6 +137,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.RunProfile(ctx, rest, stdout, stderr)
 	case "trim":
 		return runTrim(rest, stdout, stderr)
+	case "launcher": // hidden: run by plugin/bin/synaxi-run after an install
+		return runLauncher(rest, stderr)
 	case "visibility": // hidden: run by synaxi-noreread for a remote proxy
 		return runVisibility(ctx, rest, stdout, stderr)
 	}

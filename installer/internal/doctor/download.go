@@ -2,41 +2,27 @@ package doctor
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
+	"github.com/synaxi/synaxi/internal/launcher"
 )
 
 // checkDownload reports a release download the launcher (plugin/bin/synaxi-run)
-// gave up on and has not since completed, in the launcher's own sentence. The
-// launcher records the last failure for plugin version V as DATA/bin/.V.failed
-// ("EPOCH ATTEMPTS KIND" and the sentence), DATA being CLAUDE_PLUGIN_DATA,
+// gave up on and has not since completed, in the launcher's own sentence
+// (internal/launcher reads its failure records), DATA being CLAUDE_PLUGIN_DATA,
 // Claude Code's data directory for synaxi, or synaxi's XDG data directory
 // (docs/launcher.md).
 func checkDownload(_ context.Context, f *facts) Check {
 	var failures []string
 	fix := "nothing to do: the launcher tries again by itself (it logs to " + f.d.StatePath("launcher.log") + ")"
 	for _, bin := range launcherBinDirs(f) {
-		records, _ := filepath.Glob(filepath.Join(bin, ".*.failed"))
-		for _, rec := range records {
-			version := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(rec), "."), ".failed")
-			if _, err := os.Stat(filepath.Join(bin, version)); err == nil {
-				continue // installed since
-			}
-			data, err := os.ReadFile(rec)
-			if err != nil {
-				continue
-			}
-			head, sentence, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
-			if sentence == "" {
-				continue
-			}
-			failures = append(failures, sentence)
-			if fields := strings.Fields(head); len(fields) == 3 && fields[2] == "checksum" {
+		for _, rec := range launcher.Failures(bin) {
+			failures = append(failures, rec.Sentence)
+			if rec.Kind == launcher.KindChecksum {
 				fix = "update the plugin: claude plugin update " + claude.PluginID
 			}
 		}
