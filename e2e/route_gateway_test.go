@@ -190,7 +190,7 @@ func doctorOnRunningProxy(t *testing.T, e *claudecli.Env, gw *gateway, synaxi st
 	t.Logf("doctor with the gateway down:\n%s", res.Stdout)
 	assert.Equal(t, 1, res.ExitCode)
 	assert.Regexp(t, `\[FAIL\] proxy: running at http://`+addr+` .*; its upstream `+gw.URL()+` is failing: 5 call\(s\) in the last 5 minutes got no answer, none since \(last: `, res.Stdout)
-	assert.Contains(t, res.Stdout, "hint: make "+gw.URL()+" reachable from this machine")
+	assert.Contains(t, res.Stdout, "hint: make "+gw.URL()+" reachable from the proxy's host")
 
 	gw2 := newGateway(t, "hello from the new gateway")
 	cfgPath := filepath.Join(e.ConfigHome(), "synaxi", "config.toml")
