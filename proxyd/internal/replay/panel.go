@@ -121,6 +121,7 @@ func RunPanel(ctx context.Context, paths []string, opts Options) (*Report, error
 			sum.Projected.FirstUserTypedHidden = ShortName(path) + ": " + rep.Projected.FirstUserTypedHidden
 		}
 		sum.SidechainRecords += rep.SidechainRecords
+		sum.EditCalls += rep.EditCalls
 		sum.OrphanAnswers += rep.OrphanAnswers
 		if sum.WorstStopRequest == 0 || rep.WorstStop < sum.WorstStop {
 			sum.WorstStop, sum.WorstStopRequest = rep.WorstStop, rep.WorstStopRequest

@@ -40,6 +40,7 @@
 //	 "new_content_tokens", "hit_ceiling", "hit_ceiling_at_target_raw":
 //	                     the hit-ratio ceiling (below),
 //	 "repaired_results", "dropped_results", "skipped_lines",
+//	 "edit_calls":       the Edit and MultiEdit calls looked at,
 //	 "sidechain_records", "orphan_answers": what the request builder
 //	                     repaired (below),
 //	 "worst_stop_billed_reduction", "worst_stop_request",
@@ -296,6 +297,9 @@ type Report struct {
 	// nothing here is a measured saving, only that these sessions are too
 	// short for the projection to pay.
 	TooLittleHistory bool `json:"too_little_history"`
+	// EditCalls counts the Edit and MultiEdit calls the blind-edit count
+	// looked at (every answer to a request but the last).
+	EditCalls int `json:"edit_calls"`
 	// SidechainRecords counts the inline subagent records (Claude Code
 	// 1.x) left out of a main session's requests.
 	SidechainRecords int `json:"sidechain_records"`
@@ -486,6 +490,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		projL.request(r.reset || res.Reprojected)
 		if i > 0 && !r.reset && len(r.messages) > len(reqs[i-1].messages) {
 			resp := r.messages[len(reqs[i-1].messages)]
+			rep.EditCalls += len(editCalls(resp))
 			h := reqs[i-1].messages
 			baseL.take(referee{h, prevBV, prevBV, tok}.answer(resp), prevBaseTotal)
 			projL.take(referee{h, prevBV, prevPV, tok}.answer(resp), prevTotal)
