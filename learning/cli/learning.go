@@ -28,9 +28,9 @@ import (
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/extract"
-	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -152,7 +152,7 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 		}
 		res, err := extract.Ingest(ctx, store, f, extract.Options{
 			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
-			Counts:     e.Dirs.StatePath("ingest", gate.CountsFile),
+			Counts:     e.Dirs.StatePath("ingest", screen.CountsFile),
 			Reinforced: e.Config.Learning.Publish == config.PublishReinforced,
 		})
 		sum.Read++

@@ -15,8 +15,8 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/queue"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -95,8 +95,8 @@ func TestStatusCountsTheGatesDrops(t *testing.T) {
 	Status(&out, Env{Dirs: d, Config: config.Default()})
 	assert.NotContains(t, out.String(), "safety gate", "nothing dropped, nothing said")
 	require.NoError(t, xdg.Ensure(d.StatePath("ingest")))
-	require.NoError(t, gate.AddCounts(d.StatePath("ingest", gate.CountsFile), gate.Counts{SecretsDropped: 2}, time.Now()))
-	require.NoError(t, gate.AddCounts(d.StatePath("ingest", gate.CountsFile), gate.Counts{SecretsDropped: 1}, time.Now()))
+	require.NoError(t, screen.AddCounts(d.StatePath("ingest", screen.CountsFile), screen.Counts{SecretsDropped: 2}, time.Now()))
+	require.NoError(t, screen.AddCounts(d.StatePath("ingest", screen.CountsFile), screen.Counts{SecretsDropped: 1}, time.Now()))
 	out.Reset()
 	Status(&out, Env{Dirs: d, Config: config.Default()})
 	assert.Regexp(t, `safety gate\s+3 candidate\(s\) dropped whole for carrying a secret \(never stored\), 0 flagged dangerous`, out.String())

@@ -13,8 +13,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/queue"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -262,7 +262,7 @@ func Status(w io.Writer, e Env) {
 				n, last.At.Local().Format("2006-01-02"), oneLine(last.Text), last.Why)
 		}
 	}
-	if c, err := gate.LoadCounts(e.Dirs.StatePath("ingest", gate.CountsFile)); err != nil {
+	if c, err := screen.LoadCounts(e.Dirs.StatePath("ingest", screen.CountsFile)); err != nil {
 		fmt.Fprintf(w, "safety gate\tcounter unreadable: %v\n", err)
 	} else if c.SecretsDropped+c.DangerousFlagged > 0 {
 		fmt.Fprintf(w, "safety gate\t%d candidate(s) dropped whole for carrying a secret (never stored), %d flagged dangerous (published only if you accept them)\n",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/synaxi/synaxi/learning/read"
+	"github.com/synaxi/synaxi/learning/screen"
 
 	"github.com/synaxi/synaxi/learning/store"
 )
@@ -51,7 +52,7 @@ func BenchmarkExtractEmbedded(b *testing.B) {
 		}
 		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
 		kept, _ := Validate(d, obs)
-		if kept, _ = Gate(kept); len(kept) == 0 {
+		if kept, _ = screen.Candidates(kept); len(kept) == 0 {
 			b.Fatal("nothing extracted")
 		}
 	}
@@ -88,6 +89,6 @@ func BenchmarkExtractPasteHeavy(b *testing.B) {
 		}
 		obs, _ := Embedded{}.Extract(context.Background(), d, nil)
 		kept, _ := Validate(d, obs)
-		_, _ = Gate(kept)
+		_, _ = screen.Candidates(kept)
 	}
 }

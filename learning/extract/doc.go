@@ -10,7 +10,7 @@
 //   - Evidence is a quote found verbatim in a human-typed turn of the
 //     session; its session and timestamp come from the transcript, never
 //     from the extractor.
-//   - An observation's text is scrubbed (package gate) before it is kept.
+//   - An observation's text is scrubbed (package redact) before it is kept.
 //   - Extraction, which may call a model, runs outside the store's lock.
 //   - Merging is idempotent per session (store.Merge), so retrying a
 //     session after a crash never double counts.

@@ -8,7 +8,8 @@ import (
 
 	"github.com/synaxi/synaxi/learning/read"
 
-	"github.com/synaxi/synaxi/learning/gate"
+	"github.com/synaxi/synaxi/learning/redact"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -31,7 +32,7 @@ const MaxTextLen = 400
 // extractor.
 func Validate(d *read.Doc, obs []store.Observation) (kept []store.Observation, rejected []Rejection) {
 	for _, o := range obs {
-		o.Text = strings.TrimSpace(gate.Redact(o.Text))
+		o.Text = strings.TrimSpace(redact.Redact(o.Text))
 		reject := func(why string) { rejected = append(rejected, Rejection{o, why}) }
 		switch {
 		case !store.ValidDimension(o.Dimension):
@@ -91,34 +92,6 @@ func sharesWord(text string, evs []store.Evidence) bool {
 	return false
 }
 
-// Gate runs the safety gate over grounded candidates before anything is
-// stored: a candidate whose text, quote or context carries a secret (or
-// the mark of one the reader redacted) is dropped whole, never redacted
-// and kept; one that tells the agent to do something destructive or
-// security-weakening, or to ignore its instructions, is kept with a
-// dangerous flag (store.FlagDangerous and the reason), so it is never
-// published without the user's explicit acceptance. The counts say what it
-// did.
-func Gate(obs []store.Observation) (kept []store.Observation, c gate.Counts) {
-	for _, o := range obs {
-		texts := []string{o.Text}
-		for _, ev := range o.Evidence {
-			texts = append(texts, ev.Quote, ev.Context)
-		}
-		v := gate.Check(texts...)
-		if v.Secret != "" {
-			c.SecretsDropped++
-			continue
-		}
-		if v.Danger != "" {
-			c.DangerousFlagged++
-			o.Flags = append(o.Flags, store.Flag{Kind: store.FlagDangerous, Reason: v.Danger})
-		}
-		kept = append(kept, o)
-	}
-	return kept, c
-}
-
 // Options configures Ingest.
 type Options struct {
 	Extractor Extractor // nil means Embedded
@@ -130,7 +103,7 @@ type Options struct {
 	Session string
 	// DryRun extracts and validates but saves nothing.
 	DryRun bool
-	// Counts, when set, is the gate's state counter (gate.CountsFile in
+	// Counts, when set, is the gate's state counter (screen.CountsFile in
 	// the ingest state directory): candidates dropped for a secret and
 	// flagged dangerous are added to it.
 	Counts string
@@ -152,7 +125,7 @@ type Result struct {
 	Merge     store.MergeStats
 	// Gate is what the safety gate did to this session's candidates:
 	// dropped whole for carrying a secret, flagged dangerous.
-	Gate gate.Counts
+	Gate screen.Counts
 }
 
 // Ingest reads the transcript at path, extracts, validates and merges it
@@ -198,12 +171,12 @@ func Ingest(ctx context.Context, profiles *store.Store, path string, opts Option
 	}
 	res.Proposed = len(obs)
 	res.Kept, res.Rejected = Validate(d, obs)
-	res.Kept, res.Gate = Gate(res.Kept)
+	res.Kept, res.Gate = screen.Candidates(res.Kept)
 	if opts.DryRun {
 		return res, nil
 	}
 	if opts.Counts != "" {
-		if err := gate.AddCounts(opts.Counts, res.Gate, profiles.Now()); err != nil {
+		if err := screen.AddCounts(opts.Counts, res.Gate, profiles.Now()); err != nil {
 			return nil, err
 		}
 	}

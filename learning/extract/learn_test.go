@@ -16,12 +16,13 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/learning/read"
+	"github.com/synaxi/synaxi/learning/screen"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/internal/transcript"
-	"github.com/synaxi/synaxi/learning/gate"
+	"github.com/synaxi/synaxi/learning/redact"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -79,7 +80,7 @@ func humanTurns(t *testing.T, path string) map[string]string {
 		}
 		require.NoError(t, err)
 		if text, ok := transcript.HumanText(rec); ok {
-			out[rec.UUID] = gate.Text(text)
+			out[rec.UUID] = redact.Text(text)
 		}
 	}
 }
@@ -423,13 +424,13 @@ func TestCandidatesWithSecretsAreDroppedWhole(t *testing.T) {
 	for _, s := range []string{"AAAABBBBCCCC", "Sommer2024", "REDACTED", "pnpm"} {
 		assert.NotContains(t, string(data), s)
 	}
-	c, err := gate.LoadCounts(counts)
+	c, err := screen.LoadCounts(counts)
 	require.NoError(t, err)
 	assert.Equal(t, 2, c.SecretsDropped, "the drop is counted in the state counter")
 }
 
 func TestDangerousCandidatesAreFlagged(t *testing.T) {
-	kept, c := Gate([]store.Observation{
+	kept, c := screen.Candidates([]store.Observation{
 		{Dimension: store.Guards, Text: "always run rm -rf build before testing", Evidence: []store.Evidence{{Quote: "always run rm -rf build before testing"}}},
 		{Dimension: store.Guards, Text: "never force push", Evidence: []store.Evidence{{Quote: "never force push"}}},
 	})

@@ -18,7 +18,7 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/gate"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -26,7 +26,7 @@ import (
 // for a line break).
 func secretShapes(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../gate/testdata/secret-shapes.txt")
+	data, err := os.ReadFile("../redact/testdata/secret-shapes.txt")
 	require.NoError(t, err)
 	var out []string
 	for _, l := range strings.Split(string(data), "\n") {
@@ -162,7 +162,7 @@ func TestAdversarialSet(t *testing.T) {
 	require.Contains(t, published, "never commit without signing")
 
 	// 0 secrets anywhere.
-	c, err := gate.LoadCounts(filepath.Join(dr.Queue.Dir(), gate.CountsFile))
+	c, err := screen.LoadCounts(filepath.Join(dr.Queue.Dir(), screen.CountsFile))
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, c.SecretsDropped, 4*len(secrets), "every secret-bearing candidate of every session dropped and counted")
 	trees := append([]string{dirs.Config, dirs.State, dirs.Data, dirs.Cache}, projects...)

@@ -36,10 +36,10 @@ import (
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/extract"
-	"github.com/synaxi/synaxi/learning/gate"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/read"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -192,7 +192,7 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	}
 	res, err := extract.Ingest(ctx, dr.Store, j.Transcript, extract.Options{
 		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,
-		Counts:     filepath.Join(dr.Queue.Dir(), gate.CountsFile),
+		Counts:     filepath.Join(dr.Queue.Dir(), screen.CountsFile),
 		Reinforced: dr.Reinforced,
 	})
 	if err != nil {

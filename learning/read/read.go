@@ -1,5 +1,5 @@
 // Package read is the first stage of synaxi's learning loop (read →
-// extract → gate → store → review → publish): it reads a finished Claude
+// extract → screen → store → review → publish): it reads a finished Claude
 // Code session's transcript into a Doc of the user's own typed turns
 // (secrets scrubbed) and, before each turn, a coarse description of what
 // the assistant did.
@@ -18,7 +18,7 @@
 //     the assistant's own earlier words) and what the harness added (IDE
 //     blocks, paste placeholders); Turn.Typed and Doc.Grounded see only the
 //     typed spans. A turn with nothing but harness text is not a turn.
-//   - Text is scrubbed (package gate) before anything downstream sees it,
+//   - Text is scrubbed (package redact) before anything downstream sees it,
 //     so quotes are checked against the scrubbed turns.
 //   - A tool call is described by its command words only, never by an
 //     argument that could carry a host, path or secret.
@@ -41,7 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/synaxi/synaxi/internal/transcript"
-	"github.com/synaxi/synaxi/learning/gate"
+	"github.com/synaxi/synaxi/learning/redact"
 )
 
 // DefaultMaxBytes is the largest transcript read unless configured.
@@ -282,10 +282,10 @@ func (d *Doc) fill(r *transcript.Reader) error {
 					continue
 				}
 				if text != "" {
-					text = gate.Redact(text)
+					text = redact.Redact(text)
 					// Cut before redacting (a long answer costs the
 					// detector time), then to MaxSaid.
-					act.Said = clipSaid(gate.Redact(clipSaid(act.Said, 2*MaxSaid)), MaxSaid)
+					act.Said = clipSaid(redact.Redact(clipSaid(act.Said, 2*MaxSaid)), MaxSaid)
 					t := Turn{UUID: rec.UUID, Timestamp: rec.Timestamp, Line: rec.Line, Text: text, Spans: Split(text, echo), Before: act}
 					if onlyHarness(&t) {
 						// Only IDE context: the person typed nothing.

@@ -29,12 +29,12 @@ const (
 // durably means without saying so in review: destructive or
 // security-weakening commands (recursive deletes, force pushes, disabling
 // tests or checks, piping downloads to a shell, broad permission changes)
-// or ignoring instructions. The gate sets it; Reason says what it found.
+// or ignoring instructions. The screen (package screen) sets it; Reason says what it found.
 // A flagged entry is confirmed only by the user (never by reinforcement),
 // and review shows it with its reason as a warning.
 const FlagDangerous = "dangerous"
 
-// Flag is one finding of the gate about an entry's text or quotes.
+// Flag is one finding of the screen about an entry's text or quotes.
 type Flag struct {
 	Kind   string `json:"kind"`   // FlagDangerous
 	Reason string `json:"reason"` // what was found, for the user: "a recursive delete (rm -rf)"

@@ -30,7 +30,7 @@ type Observation struct {
 	Text       string     `json:"text"`
 	Confidence float64    `json:"confidence"`
 	Evidence   []Evidence `json:"evidence"`
-	// Flags are what the gate found in the observation (see Flag); an
+	// Flags are what the screen found in the observation (see Flag); an
 	// entry gains the flags of every observation merged into it.
 	Flags []Flag `json:"flags,omitempty"`
 }

@@ -1,4 +1,4 @@
-package gate
+package redact
 
 import (
 	"regexp"
@@ -25,11 +25,11 @@ var leaks = sync.OnceValues(func() (*detect.Detector, error) {
 	return detect.NewDetectorDefaultConfig()
 })
 
-// gatePatterns are the secret shapes gitleaks' rules leave to context: a
+// wordPatterns are the secret shapes gitleaks' rules leave to context: a
 // bare 32-or-more hex key, and passwords handed over in words, in English,
 // German, French and Spanish ("my password is …", "Passwort: …", "le mot
 // de passe est …", "la contraseña es …").
-var gatePatterns = sync.OnceValue(func() []struct {
+var wordPatterns = sync.OnceValue(func() []struct {
 	rule string
 	re   *regexp.Regexp
 	sub  int
@@ -59,7 +59,7 @@ var notAValue = []string{
 // Secrets returns the secrets in s that gitleaks' default rules, bare hex
 // keys of 32 digits or more, and passwords handed over in words in four
 // languages find, ordered by position, overlaps kept. The scrubber's own
-// shapes (Text) are not listed; Redact and the candidate check (secretRule) apply both.
+// shapes (Text) are not listed; Redact and Secret apply both.
 func Secrets(s string) []Finding {
 	if s == "" {
 		return nil
@@ -81,7 +81,7 @@ func Secrets(s string) []Finding {
 			}
 		}
 	}
-	for _, p := range gatePatterns() {
+	for _, p := range wordPatterns() {
 		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
 			a, b := m[2*p.sub], m[2*p.sub+1]
 			if a < 0 {
@@ -120,4 +120,20 @@ func Redact(s string) string {
 	return Text(b.String())
 }
 
-func containsMark(s string) bool { return strings.Contains(s, "[REDACTED-") }
+// Secret names the first secret in s (a rule name, never the secret), or
+// "": the mark of a redacted one, a shape of the scrubber (Text), or a
+// finding of Secrets.
+func Secret(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case strings.Contains(s, "[REDACTED-"):
+		return "redacted secret"
+	case Text(s) != s:
+		return "scrubber"
+	}
+	if fs := Secrets(s); len(fs) > 0 {
+		return fs[0].Rule
+	}
+	return ""
+}

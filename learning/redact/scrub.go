@@ -1,17 +1,15 @@
-// Package gate is the learning loop's safety gate (read → extract → gate
-// → store → review → publish): nothing secret is stored, queued, logged or
-// sent to a model.
+// Package redact finds and removes secrets from text, for the learning
+// loop, which must never store, queue, log or send one to a model. The
+// reader (package read) redacts every human turn as it reads it (Redact),
+// so what reaches an extractor, a model or a log never holds a secret; the
+// screen (package screen) drops a candidate that still carries one
+// (Secret) before anything is stored.
 //
-// Two layers. Redaction: every human turn is redacted as it is read
-// (Redact), so what reaches an extractor, a model or a log never holds a
-// secret: the scrubber's shapes (Text: PEM blocks, provider API keys and
-// tokens, JWTs, bearer credentials, key=value secrets, credentials in URLs,
-// long high-entropy strings), gitleaks' default rules, bare hex keys of 32
-// digits or more, and passwords handed over in words in English, German,
-// French and Spanish (Secrets). Dropping: a candidate whose text, quote or
-// context carries a secret or the mark of a redacted one (Check) is
-// dropped whole, never redacted and kept, and the drop is counted in the
-// state counter (Counts) that `synaxi status` shows.
+// What counts as a secret: the scrubber's shapes (Text: PEM blocks,
+// provider API keys and tokens, JWTs, bearer credentials, key=value
+// secrets, credentials in URLs, long high-entropy strings), gitleaks'
+// default rules, bare hex keys of 32 digits or more, and passwords handed
+// over in words in English, German, French and Spanish (Secrets).
 //
 // Each secret is replaced by "[REDACTED-<n>ch]" (n is the length of what
 // was removed), so the result is deterministic: redacting the same text
@@ -20,7 +18,7 @@
 // candidate, a false negative leaks a credential. gitleaks' detector is
 // built on first use (about 40 ms), so binaries that link the package
 // without scanning pay only its init.
-package gate
+package redact
 
 import (
 	"fmt"

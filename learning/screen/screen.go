@@ -1,4 +1,15 @@
-package gate
+// Package screen is the learning loop's gate (read → extract → screen →
+// store → review → publish): it screens every extracted candidate before
+// anything is stored.
+//
+// A candidate whose text, quote or context carries a secret, or the mark
+// of one the reader redacted (redact.Secret), is dropped whole, never
+// redacted and kept. One that tells the agent to do something destructive
+// or security-weakening, or to ignore its instructions (Danger), is kept
+// with a dangerous flag and its reason, so it is never published without
+// the user's explicit acceptance. Both are counted in the state counter
+// (Counts, gate.json) that `synaxi status` shows.
+package screen
 
 import (
 	"errors"
@@ -7,6 +18,8 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
+	"github.com/synaxi/synaxi/learning/redact"
+	"github.com/synaxi/synaxi/learning/store"
 )
 
 // Verdict is what the gate decided about one candidate.
@@ -26,7 +39,7 @@ func Check(texts ...string) Verdict {
 	var v Verdict
 	for _, s := range texts {
 		if v.Secret == "" {
-			v.Secret = secretRule(s)
+			v.Secret = redact.Secret(s)
 		}
 		if v.Danger == "" {
 			v.Danger, _ = Danger(s)
@@ -35,20 +48,32 @@ func Check(texts ...string) Verdict {
 	return v
 }
 
-// secretRule names the first secret in s, or "".
-func secretRule(s string) string {
-	switch {
-	case s == "":
-		return ""
-	case containsMark(s):
-		return "redacted secret"
-	case Text(s) != s:
-		return "scrubber"
+// Candidates screens grounded candidates before anything is
+// stored: a candidate whose text, quote or context carries a secret (or
+// the mark of one the reader redacted) is dropped whole, never redacted
+// and kept; one that tells the agent to do something destructive or
+// security-weakening, or to ignore its instructions, is kept with a
+// dangerous flag (store.FlagDangerous and the reason), so it is never
+// published without the user's explicit acceptance. The counts say what it
+// did.
+func Candidates(obs []store.Observation) (kept []store.Observation, c Counts) {
+	for _, o := range obs {
+		texts := []string{o.Text}
+		for _, ev := range o.Evidence {
+			texts = append(texts, ev.Quote, ev.Context)
+		}
+		v := Check(texts...)
+		if v.Secret != "" {
+			c.SecretsDropped++
+			continue
+		}
+		if v.Danger != "" {
+			c.DangerousFlagged++
+			o.Flags = append(o.Flags, store.Flag{Kind: store.FlagDangerous, Reason: v.Danger})
+		}
+		kept = append(kept, o)
 	}
-	if fs := Secrets(s); len(fs) > 0 {
-		return fs[0].Rule
-	}
-	return ""
+	return kept, c
 }
 
 // Counts is what the gate did, over every ingest: the state counter
