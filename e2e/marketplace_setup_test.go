@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -192,7 +191,11 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 		".claude/debug", ".claude/session-env", ".claude/history.jsonl", ".claude/file-history", ".claude/sessions",
 		".claude/plugins/store", ".claude/backups", ".claude/.last-cleanup", ".claude/plugins/cache/synaxi/synaxi/" + rig.Release.Version + "/.in_use",
 		".claude/plugins/data", ".local/state", ".cache", ".local/share/synaxi/profile", ".local/share/synaxi/guidance"}
+	// The plugin's own files and its settings keys are left out too: since
+	// it came from the marketplace, uninstall removes it (checked below).
+	volatile = append(volatile, ".claude/plugins", ".claude/settings.json")
 	before := homeSnapshot(t, e.Home, volatile...)
+	settingsBefore := withoutPlugin(t, readFile(t, filepath.Join(e.ClaudeDir(), "settings.json")))
 
 	term.typeLine("/synaxi:setup")
 	s = term.waitFor(fakeapi.SetupQuestion, 4*time.Minute)
@@ -263,23 +266,25 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 	t.Logf("worker session through the proxy: %+v", *sum)
 
 	// The composed status line shows it.
-	sl := exec.Command(stable)
-	sl.Env = append(routed.Environ(), "NO_COLOR=1")
-	sl.Stdin = strings.NewReader(`{"session_id":"` + out.SessionID + `","cwd":"` + e.Work + `","workspace":{"current_dir":"` + e.Work + `"}}`)
-	line, err := sl.Output()
-	require.NoError(t, err)
+	line := statusLine(t, stable, &routed, out.SessionID)
 	t.Logf("status line: %s", line)
-	assert.Regexp(t, `⌁ synaxi saved \S+ tok \(\$[0-9.]+\)`, string(line), "the status line shows what the projection saved")
-	assert.Contains(t, string(line), "· routed")
+	assert.Regexp(t, `⌁ synaxi saved \S+ tok \(\$[0-9.]+\)`, line, "the status line shows what the projection saved")
+	assert.Contains(t, line, "· routed")
 
-	// Uninstall through the link puts the HOME back.
+	// Uninstall through the link puts the HOME back, and removes the
+	// plugin the marketplace install put there. (A user has claude on
+	// PATH; this test's CLI is named by --claude.)
 	term.stop()
-	res, err = e.RunProgram(ctx, link, "uninstall")
+	res, err = e.RunProgram(ctx, link, "uninstall", "--claude", e.Bin)
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, "synaxi uninstall\n%s\n%s", res.Stdout, res.Stderr)
 	t.Logf("synaxi uninstall:\n%s", res.Stdout)
 	after := homeSnapshot(t, e.Home, volatile...)
 	assert.Empty(t, snapshotDiff(before, after), "synaxi uninstall gives the HOME back byte for byte")
+	assert.JSONEq(t, settingsBefore, withoutPlugin(t, readFile(t, filepath.Join(e.ClaudeDir(), "settings.json"))),
+		"settings.json is as it was before set-up, less the plugin's keys")
+	assert.Contains(t, res.Stdout, "plugin: synaxi@synaxi uninstalled")
+	assert.Contains(t, res.Stdout, "plugin: marketplace synaxi removed")
 	_, err = proxyinfo.Live(d)
 	assert.ErrorIs(t, err, proxyinfo.ErrNotRunning, "the proxy is stopped")
 }

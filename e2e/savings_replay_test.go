@@ -135,7 +135,7 @@ func TestSavingsReplayOwnSessions(t *testing.T) {
 	assert.Equal(t, []string{"c76e5be5", "fa812bfe", "fa812bfe/agent-a93ccab", "fa812bfe/agent-aa84377", "fa812bfe/agent-acompact-70d8e7"}, names)
 
 	// The same transcripts through the replay engine directly, as a panel.
-	res, err = e.RunProgram(ctx, filepath.Join(bin, "synaxi-proxyd"), append([]string{"replay", "--json"}, paths...)...)
+	res, err = e.RunProgram(ctx, filepath.Join(bin, "synaxi-proxyd"), append([]string{"replay", "--json", "--scope", "all"}, paths...)...)
 	require.NoError(t, err)
 	require.Equal(t, 0, res.ExitCode, res.Stderr)
 	var panel struct {

@@ -2,6 +2,7 @@ package savings
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,7 +157,7 @@ func RecentSessions(projects string, n int) (sessions int, paths []string, err e
 	return len(mains), paths, nil
 }
 
-// Replay runs `synaxi-proxyd replay --json` over each of the user's recent
+// Replay runs `synaxi-proxyd replay --json --scope all` over each of the user's recent
 // transcripts, one process each (so a progress bar can follow), and folds
 // the results. A transcript that fails is reported, not fatal.
 //
@@ -250,7 +251,7 @@ type replayed struct {
 
 func replayOne(ctx context.Context, o ReplayOptions, path string) *Conversation {
 	c := &Conversation{Path: path, Name: conversationName(path)}
-	cmd := exec.CommandContext(ctx, o.Proxyd, "replay", "--json", path)
+	cmd := exec.CommandContext(ctx, o.Proxyd, "replay", "--json", "--scope", cmp.Or(o.Scope, "all"), path)
 	cmd.Env = o.Env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -390,10 +391,11 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "Your %d most recent Claude Code %s\n", r.Sessions, plural(r.Sessions, "session", "sessions"))
 	}
-	fmt.Fprintf(w, "(%d %s from %s, replayed as routing treats them: proxy.scope = all projects the main session and every subagent where the cost model pays; billed-equivalent input, cache-aware)\n\n",
+	fmt.Fprintf(w, "(%d %s from %s, replayed as routing treats them: proxy.scope = all projects the main session and every subagent where the cost model pays; billed-equivalent input, cache-aware)\n",
 		len(r.Conversations), plural(len(r.Conversations), "conversation", "conversations"), r.Projects)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	if r.Verdict == Priced {
+		fmt.Fprintln(tw)
 		fmt.Fprintf(tw, "touched\t%d of %d conversations\n", r.Touched, len(r.Conversations))
 		fmt.Fprintf(tw, "median\t%s less billed input\t(%s counting the re-reads a shorter context costs)\n", times(r.Billed.Median), times(r.WithRereads.Median))
 		fmt.Fprintf(tw, "worst\t%s\t(%s; with re-reads %s, %s)\n", lessOrMore(r.Billed.Worst), r.Billed.WorstN, lessOrMore(r.WithRereads.Worst), r.WithRereads.WorstN)
@@ -416,8 +418,12 @@ func (r *ReplayReport) WriteText(w io.Writer) error {
 	}
 	switch r.Verdict {
 	case TooShort:
-		_, err := fmt.Fprintf(w, "\nToo little history to price routing: none of these %d conversations is long enough for the projection to engage (it pays on long sessions).\n%s",
-			len(r.Conversations), comeBack)
+		what := fmt.Sprintf("none of these %d conversations is", len(r.Conversations))
+		if len(r.Conversations) == 1 {
+			what = "this conversation is not"
+		}
+		_, err := fmt.Fprintf(w, "\nToo little history to price routing: %s long enough for the projection to engage (it pays on long sessions).\n%s",
+			what, comeBack)
 		return err
 	case Unreplayed:
 		_, err := fmt.Fprintln(w, "\nNo figure: no conversation could be replayed (see above).")

@@ -19,13 +19,13 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// fakeProxyd stands in for `synaxi-proxyd replay --json PATH`: each
+// fakeProxyd stands in for `synaxi-proxyd replay --json --scope all PATH`: each
 // "transcript" holds the report the fake prints for it, or FAIL, for which
 // it fails the way the real one does (a message on stderr, exit 1).
 const fakeProxyd = `#!/bin/sh
-[ "$1 $2" = "replay --json" ] || { echo "usage" >&2; exit 2; }
-if grep -q FAIL "$3"; then echo "synaxi-proxyd replay: $3: line 1: not a transcript" >&2; exit 1; fi
-cat "$3"
+[ "$1 $2 $3 $4" = "replay --json --scope all" ] || { echo "usage" >&2; exit 2; }
+if grep -q FAIL "$5"; then echo "synaxi-proxyd replay: $5: line 1: not a transcript" >&2; exit 1; fi
+cat "$5"
 `
 
 // report is a replay --json report (schema 1) with the fields shown.
