@@ -74,10 +74,11 @@ func (in *installer) uninstall(ctx context.Context) error {
 			in.say("kept %s: it holds files that are not synaxi's", d)
 		}
 	}
-	in.say("uninstalled: every file synaxi touched is back as it was")
 	if in.warns > 0 {
+		in.say("uninstalled, but not all of it (see the warnings above): every file synaxi touched is back as it was")
 		return ErrWarnings
 	}
+	in.say("uninstalled: every file synaxi touched is back as it was")
 	return nil
 }
 
