@@ -28,6 +28,7 @@ func TestDecide(t *testing.T) {
 	structured := []byte(`{"model":"m","tools":[{"name":"Read"}],"output_config":{"format":{"type":"json_schema"}},"messages":[{"role":"user","content":"hi"}]}`)
 	quota := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":1,"messages":[{"role":"user","content":"quota"}]}`)
 	compact := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"fix it"},{"role":"assistant","content":"done"},{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"Your task is to create a detailed summary of the conversation so far"}]}]}`)
+	compact2 := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":128000,"messages":[{"role":"user","content":"fix it"},{"role":"assistant","content":"done"},{"role":"user","content":[{"type":"text","text":"CRITICAL: Respond with TEXT ONLY. Do NOT call any tools.\n\nYour task is to create a detailed summary of the conversation so far, paying close attention"}]}]}`)
 	quotedCompact := []byte(`{"model":"m","tools":[{"name":"Read"}],"max_tokens":32000,"messages":[{"role":"user","content":"Your task is to create a detailed summary of it"},{"role":"assistant","content":"ok"},{"role":"user","content":"thanks"}]}`)
 	noMessages := []byte(`{"model":"m","tools":[{"name":"Read"}]}`)
 	all, worker1, off := Rule{config.ScopeAll}, Rule{config.ScopeWorker}, Rule{config.ScopeOff}
@@ -59,6 +60,7 @@ func TestDecide(t *testing.T) {
 		{"all: structured output", all, "POST", "/v1/messages", "", structured, false, "side request: structured output"},
 		{"all: quota probe", all, "POST", "/v1/messages", "", quota, false, "side request: max_tokens 1"},
 		{"all: compaction prompt", all, "POST", "/v1/messages", "", compact, false, "compaction"},
+		{"all: compaction prompt after a preamble (2.1.332)", all, "POST", "/v1/messages", "", compact2, false, "compaction"},
 		{"all: compaction agent", all, "POST", "/v1/messages", "acompact-fffbd0", main, false, "compaction"},
 		{"all: the prompt quoted earlier", all, "POST", "/v1/messages", "", quotedCompact, true, ""},
 		{"all: no messages", all, "POST", "/v1/messages", "", noMessages, false, "no conversation"},

@@ -31,9 +31,14 @@ type Decision struct {
 // probes for 1 and its small helper calls for a few hundred.
 const SideMaxTokens = 1024
 
-// compactPrompt opens the final user message of Claude Code's compaction
-// summary request (the /compact command and auto-compact).
+// compactPrompt is in the final user message of Claude Code's compaction
+// summary request (the /compact command and auto-compact): Claude Code
+// 2.1.39 opens the message with it, 2.1.332 puts a "respond with text
+// only" paragraph before it.
 const compactPrompt = "Your task is to create a detailed summary of"
+
+// PassedCompaction opens the pass reason of a compaction summary request.
+const PassedCompaction = "compaction"
 
 // compactAgent prefixes the agent id Claude Code gives its compaction agent.
 const compactAgent = "acompact"
@@ -58,9 +63,9 @@ func (r Rule) Decide(method, path string, h http.Header, body *Body) Decision {
 }
 
 // Side says why a Messages request is not a conversation to project, or
-// "" when it is one. It never reads message text except the opening of
-// the final message, and that only when the body holds the compaction
-// prompt at all.
+// "" when it is one. It never reads message text except the final
+// message's, and that only when the body holds the compaction prompt at
+// all.
 func Side(h http.Header, body *Body) string {
 	msgs := body.Field("messages")
 	if !msgs.IsArray() {
@@ -76,7 +81,7 @@ func Side(h http.Header, body *Body) string {
 		return fmt.Sprintf("side request: max_tokens %s (a quota probe or a helper call)", mt.Raw)
 	}
 	if strings.HasPrefix(h.Get(AgentHeader), compactAgent) || isCompaction(body, msgs) {
-		return "compaction: Claude Code's summary request passes as sent"
+		return PassedCompaction + ": Claude Code's summary request passes as sent"
 	}
 	return ""
 }
@@ -85,7 +90,7 @@ func isEmptyArray(raw string) bool {
 	return strings.TrimSpace(strings.TrimSpace(raw)[1:]) == "]"
 }
 
-// isCompaction reports whether the final message is the compaction
+// isCompaction reports whether the final message holds the compaction
 // summary prompt.
 func isCompaction(body *Body, msgs gjson.Result) bool {
 	if !bytes.Contains(body.Bytes(), []byte(compactPrompt)) {
@@ -102,11 +107,11 @@ func isCompaction(body *Body, msgs gjson.Result) bool {
 	found := false
 	c := last.Get("content")
 	if c.Type == gjson.String {
-		return strings.HasPrefix(strings.TrimSpace(c.Str), compactPrompt)
+		return strings.Contains(c.Str, compactPrompt)
 	}
 	c.ForEach(func(_, b gjson.Result) bool {
 		if b.Get("type").Str == "text" {
-			found = strings.HasPrefix(strings.TrimSpace(b.Get("text").Str), compactPrompt)
+			found = strings.Contains(b.Get("text").Str, compactPrompt)
 			return !found
 		}
 		return true

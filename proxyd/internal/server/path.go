@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/ledger"
@@ -85,6 +86,13 @@ func (s *Server) gate(r *http.Request, start time.Time, raw []byte) (req *reques
 	req.session = gate.Session(r.Header, req.body)
 	req.agent = gate.Agent(r.Header)
 	d := s.o.Rule.Decide(r.Method, r.URL.Path, r.Header, req.body)
+	if strings.HasPrefix(d.Passed, gate.PassedCompaction) {
+		if _, over := oversized(req.body, r.Header); over {
+			// Sent as it came, the summary request would be refused as too
+			// long: the summary is written from the projection instead.
+			d = gate.Decision{Gated: true}
+		}
+	}
 	if req.gated, req.passed = d.Gated, d.Passed; req.gated {
 		req.body.Check() // beside everything that follows; asked for by the projection and the probe
 		req.header = r.Header.Clone()

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -45,4 +46,25 @@ func TestScopeAll(t *testing.T) {
 	assert.Equal(t, config.ScopeAll, h.Projection)
 	assert.Equal(t, int64(1), h.Gated)
 	assert.Equal(t, int64(0), h.ProbeFailures)
+}
+
+// TestCompactionSummary: Claude Code's summary request passes as sent
+// (a row says so), unless its history is larger than the model's window,
+// where it would be refused: then it is gated, and served projected.
+func TestCompactionSummary(t *testing.T) {
+	summarize := func(body []byte) []byte {
+		prompt := `,{"role":"assistant","content":"ok"},{"role":"user","content":[{"type":"text","text":"CRITICAL: Respond with TEXT ONLY.\n\nYour task is to create a detailed summary of the conversation so far"}]}]}`
+		return append(bytes.Clone(body[:len(body)-2]), prompt...)
+	}
+	up := newUpstream(t)
+	p := startProxy(t, up.URL, func(o *server.Options) { o.Rule = gate.Rule{Scope: config.ScopeAll} })
+	for _, b := range [][]byte{summarize(oversizedBody(3)), summarize(oversizedBody(220))} {
+		resp, _ := do(t, rawClient(), "POST", p.URL+"/v1/messages?beta=true", claudeHeaders(), b)
+		require.Equal(t, 200, resp.StatusCode)
+	}
+	rows := p.rows(t)
+	require.Len(t, rows, 2)
+	assert.Equal(t, "compaction: Claude Code's summary request passes as sent", rows[0].Passed)
+	assert.Empty(t, rows[1].Passed, "the oversized summary request is gated")
+	assert.Equal(t, int64(1), p.Health().Gated)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 
 	"github.com/tidwall/gjson"
 
@@ -36,7 +37,7 @@ func (s *Server) safeOriginal(req *request) (body []byte, note string) {
 			body, note = req.body.Bytes(), fmt.Sprintf("; window guard panic: %v", v)
 		}
 	}()
-	window, over := oversized(req)
+	window, over := oversized(req.body, req.header)
 	if !over {
 		return req.body.Bytes(), ""
 	}
@@ -49,17 +50,18 @@ func (s *Server) safeOriginal(req *request) (body []byte, note string) {
 }
 
 // oversized reports whether an original body is too large for its model's
-// window to be forwarded as it came, and that window.
-func oversized(req *request) (window int, over bool) {
-	if !req.body.Valid() {
+// window to be forwarded as it came, and that window; h is the client's
+// headers (nil: none).
+func oversized(body *gate.Body, h http.Header) (window int, over bool) {
+	if !body.Valid() {
 		return 0, false // the upstream answers a malformed body, as without the proxy
 	}
 	beta := ""
-	if req.header != nil {
-		beta = req.header.Get("anthropic-beta")
+	if h != nil {
+		beta = h.Get("anthropic-beta")
 	}
-	window = projection.Window(req.body.Field("model").Str, beta)
-	return window, float64(tokens.EstimateBytes(req.body.Bytes())) > windowShare*float64(window)
+	window = projection.Window(body.Field("model").Str, beta)
+	return window, float64(tokens.EstimateBytes(body.Bytes())) > windowShare*float64(window)
 }
 
 // minimalProjection is the body served instead of an oversized original:
