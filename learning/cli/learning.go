@@ -27,10 +27,9 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/pipeline"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
-	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -106,8 +105,8 @@ type IngestSummary struct {
 	Version                          int
 }
 
-// Ingest runs the learning pipeline over the selected transcripts in the
-// foreground, then publishes once if the profile changed. Per-file failures
+// Ingest runs the learning pipeline (package pipeline) over the selected
+// transcripts in the foreground, then publishes once if the profile changed. Per-file failures
 // are printed and counted; the error is for what stops the whole run.
 func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error) {
 	files := o.Files
@@ -131,11 +130,10 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 			}
 		}
 	}
-	ex, err := extract.NewExtractor(e.Config.Ingest, e.Getenv)
+	learn, err := pipeline.New(e.Dirs, e.Config, e.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	store := e.store()
 	var bar *progressbar.ProgressBar
 	if e.Terminal && len(files) > 1 {
 		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(e.Err),
@@ -145,16 +143,12 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 	}
 	sum := &IngestSummary{}
 	var failures []string
-	var dry []*extract.Result
+	var dry []*pipeline.Result
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return sum, err
 		}
-		res, err := extract.Ingest(ctx, store, f, extract.Options{
-			Extractor: ex, MaxBytes: int64(e.Config.Ingest.MaxTranscriptMB) << 20, Force: o.Force, DryRun: o.DryRun,
-			Counts:     e.Dirs.StatePath("ingest", screen.CountsFile),
-			Reinforced: e.Config.Learning.Publish == config.PublishReinforced,
-		})
+		res, err := learn.Ingest(ctx, f, pipeline.Options{Force: o.Force, DryRun: o.DryRun})
 		sum.Read++
 		if err == nil {
 			if _, ferr := queue.Open(e.Dirs.StatePath("ingest")).Forgive(f); ferr != nil {

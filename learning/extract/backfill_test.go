@@ -1,4 +1,4 @@
-package extract
+package extract_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/pipeline"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -18,18 +20,17 @@ import (
 // as --all reads them, and newest first) gives the same candidates: the
 // same ids, texts, states and sessions.
 func TestBackfillOrderGivesTheSameCandidates(t *testing.T) {
-	dir := filepath.Join(filepath.Dir(sharedFixtures(t)), "learning")
-	var files []string
-	for _, r := range readLabelled(t, dir) {
-		if f := filepath.Join(dir, r.file); !slices.Contains(files, f) {
-			files = append(files, f)
-		}
+	dir := filepath.Join(filepath.Dir(extract.SharedFixtures(t)), "learning")
+	files, _ := extract.Labelled(t, dir)
+	for i, f := range files {
+		files[i] = filepath.Join(dir, f)
 	}
 	require.GreaterOrEqual(t, len(files), 5)
 	ingest := func(order []string) []store.Entry {
 		s := store.Open(t.TempDir())
+		learn := &pipeline.Pipeline{Store: s}
 		for _, f := range order {
-			_, err := Ingest(context.Background(), s, f, Options{Project: "/repo"})
+			_, err := learn.Ingest(context.Background(), f, pipeline.Options{Project: "/repo"})
 			require.NoError(t, err, f)
 		}
 		p, err := s.Load()

@@ -9,8 +9,6 @@ import (
 
 	"github.com/synaxi/synaxi/learning/read"
 	"github.com/synaxi/synaxi/learning/screen"
-
-	"github.com/synaxi/synaxi/learning/store"
 )
 
 // threeMB writes a transcript of at least 3,000,000 bytes, whole lines of
@@ -54,18 +52,6 @@ func BenchmarkExtractEmbedded(b *testing.B) {
 		kept, _ := Validate(d, obs)
 		if kept, _ = screen.Candidates(kept); len(kept) == 0 {
 			b.Fatal("nothing extracted")
-		}
-	}
-}
-
-// BenchmarkIngest3MB is the whole pipeline for one 3 MB session, the
-// profile's locked read-modify-write and versioned save included.
-func BenchmarkIngest3MB(b *testing.B) {
-	p := threeMB(b)
-	store := store.Open(b.TempDir())
-	for b.Loop() {
-		if _, err := Ingest(context.Background(), store, p, Options{Force: true}); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

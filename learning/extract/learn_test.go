@@ -407,28 +407,6 @@ func TestValidateRejectsUngrounded(t *testing.T) {
 	assert.Equal(t, d.Turns[0].Timestamp, kept[0].Evidence[0].Timestamp)
 }
 
-func TestCandidatesWithSecretsAreDroppedWhole(t *testing.T) {
-	profiles := store.Open(t.TempDir())
-	counts := filepath.Join(t.TempDir(), "gate.json")
-	path := session(t, "s1", "/repo",
-		[2]string{"user", "never paste the key sk-ant-api03-AAAABBBBCCCCDDDDEEEE into files"},
-		[2]string{"user", "always use pnpm, mein Passwort lautet Sommer2024!"},
-		[2]string{"user", "never force push to main"})
-	res, err := Ingest(context.Background(), profiles, path, Options{Counts: counts})
-	require.NoError(t, err)
-	require.Len(t, res.Kept, 1, "only the rule without a secret is kept")
-	assert.Equal(t, "never force push to main", res.Kept[0].Evidence[0].Quote)
-	assert.Equal(t, 2, res.Gate.SecretsDropped)
-	data, err := os.ReadFile(profiles.Path())
-	require.NoError(t, err)
-	for _, s := range []string{"AAAABBBBCCCC", "Sommer2024", "REDACTED", "pnpm"} {
-		assert.NotContains(t, string(data), s)
-	}
-	c, err := screen.LoadCounts(counts)
-	require.NoError(t, err)
-	assert.Equal(t, 2, c.SecretsDropped, "the drop is counted in the state counter")
-}
-
 func TestDangerousCandidatesAreFlagged(t *testing.T) {
 	kept, c := screen.Candidates([]store.Observation{
 		{Dimension: store.Guards, Text: "always run rm -rf build before testing", Evidence: []store.Evidence{{Quote: "always run rm -rf build before testing"}}},
@@ -470,51 +448,6 @@ func TestBadTranscripts(t *testing.T) {
 	_, err := read.Read(good, 10)
 	require.ErrorIs(t, err, read.ErrTooLarge)
 	assert.Contains(t, err.Error(), "ingest.max_transcript_mb")
-}
-
-func TestDryRunSavesNothing(t *testing.T) {
-	store := store.Open(t.TempDir())
-	res, err := Ingest(context.Background(), store, session(t, "s1", "/repo", [2]string{"user", "never use tabs"}), Options{DryRun: true})
-	require.NoError(t, err)
-	require.Len(t, res.Kept, 1)
-	assert.Zero(t, res.Version)
-	_, err = os.Stat(store.Path())
-	assert.True(t, os.IsNotExist(err))
-}
-
-func TestIngestIsIdempotentAndRereadsGrowth(t *testing.T) {
-	store := store.Open(t.TempDir())
-	dir := t.TempDir()
-	path := session(t, "s1", dir, [2]string{"user", "hello there"})
-	res, err := Ingest(context.Background(), store, path, Options{})
-	require.NoError(t, err)
-	assert.Empty(t, res.Kept, "an empty extraction")
-	assert.Equal(t, 1, res.Version)
-
-	res, err = Ingest(context.Background(), store, path, Options{})
-	require.NoError(t, err)
-	assert.True(t, res.Unchanged)
-	res, err = Ingest(context.Background(), store, path, Options{Session: "s1"})
-	require.NoError(t, err)
-	assert.True(t, res.Unchanged, "known by its size without reading")
-
-	// Synapptic marked an empty extraction processed for good; here the
-	// resumed session's growth is read again.
-	grown := session(t, "s1", dir, [2]string{"user", "hello there"}, [2]string{"user", "never force-push to main"})
-	require.NoError(t, os.Rename(grown, path))
-	res, err = Ingest(context.Background(), store, path, Options{})
-	require.NoError(t, err)
-	require.Len(t, res.Kept, 1)
-	p, _ := store.Load()
-	require.Len(t, p.Entries, 1)
-	assert.Equal(t, 1, p.Entries[0].Count)
-
-	// Forced re-ingest of the same session does not count it twice.
-	_, err = Ingest(context.Background(), store, path, Options{Force: true})
-	require.NoError(t, err)
-	p, _ = store.Load()
-	assert.Equal(t, 1, p.Entries[0].Count)
-	assert.Len(t, p.Entries[0].Evidence, 1)
 }
 
 func FuzzRead(f *testing.F) {

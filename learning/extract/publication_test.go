@@ -1,9 +1,8 @@
-package extract
+package extract_test
 
 import (
 	"context"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
+	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/pipeline"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
@@ -26,23 +27,16 @@ import (
 // chance. -v prints how many candidates there were and how many were
 // published.
 func TestLabelledSetPublishedWithoutAcceptance(t *testing.T) {
-	dir := filepath.Join(filepath.Dir(sharedFixtures(t)), "learning")
-	rows := readLabelled(t, dir)
-	label := map[string]string{}
-	var files []string
-	for _, r := range rows {
-		label[r.uuid] = r.label
-		if !slices.Contains(files, r.file) {
-			files = append(files, r.file)
-		}
-	}
+	dir := filepath.Join(filepath.Dir(extract.SharedFixtures(t)), "learning")
+	files, label := extract.Labelled(t, dir)
 	for _, tc := range []struct{ name, project string }{{"own repositories", ""}, {"one repository", "/repo"}} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
 			profiles := store.Open(store.Dir(d))
+			learn := &pipeline.Pipeline{Store: profiles, Reinforced: true}
 			for _, f := range files {
-				_, err := Ingest(context.Background(), profiles, filepath.Join(dir, f), Options{Project: tc.project, Reinforced: true})
+				_, err := learn.Ingest(context.Background(), filepath.Join(dir, f), pipeline.Options{Project: tc.project})
 				require.NoError(t, err, f)
 			}
 			p, err := profiles.Load()

@@ -140,7 +140,7 @@ func TestAdversarialSet(t *testing.T) {
 
 	// The honest correction was learned and, reinforced by two sessions,
 	// published: the test can see a publication when there is one.
-	prof, err := dr.Store.Load()
+	prof, err := dr.Pipeline.Store.Load()
 	require.NoError(t, err)
 	published := ""
 	for _, d := range []string{dirs.DataPath("guidance", "published")} {

@@ -25,7 +25,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -35,11 +34,10 @@ import (
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/pipeline"
 	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/read"
-	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -70,13 +68,11 @@ func Spawn(exe string) error {
 
 // Drainer works through the queue.
 type Drainer struct {
-	Queue     *queue.Queue
-	Store     *store.Store
-	Config    config.Ingest
-	Extractor extract.Extractor
-	// Reinforced is learning.publish = "reinforced": candidates supported
-	// by two sessions are confirmed as they are merged.
-	Reinforced bool
+	Queue *queue.Queue
+	// Pipeline learns from one queued session (read → extract → screen →
+	// store).
+	Pipeline *pipeline.Pipeline
+	Config   config.Ingest
 	// Publish runs once after each pass over the queue that saved a new
 	// profile version (nil: nothing to do), so a backlog is published once,
 	// not once per session. Its failure is logged; the profile change
@@ -91,13 +87,12 @@ type Drainer struct {
 
 // New returns the drainer for the user's directories and configuration.
 func New(d xdg.Dirs, cfg config.Config, getenv func(string) string, log io.Writer) (*Drainer, error) {
-	ex, err := extract.NewExtractor(cfg.Ingest, getenv)
+	p, err := pipeline.New(d, cfg, getenv)
 	if err != nil {
 		return nil, err
 	}
 	return &Drainer{
-		Queue: queue.Open(d.StatePath("ingest")), Store: store.Open(store.Dir(d)),
-		Config: cfg.Ingest, Extractor: ex, Reinforced: cfg.Learning.Publish == config.PublishReinforced,
+		Queue: queue.Open(d.StatePath("ingest")), Pipeline: p, Config: cfg.Ingest,
 		MaxWait: 2 * time.Minute, Log: log, Now: time.Now,
 		Publish: func(ctx context.Context) error {
 			rep, err := publish.Publish(ctx, d, cfg.Guidance, getenv)
@@ -190,11 +185,7 @@ func (dr *Drainer) run(ctx context.Context, j queue.Job, st *Stats) {
 	if j.Cwd != "" {
 		project = store.ProjectRoot(j.Cwd)
 	}
-	res, err := extract.Ingest(ctx, dr.Store, j.Transcript, extract.Options{
-		Extractor: dr.Extractor, MaxBytes: int64(dr.Config.MaxTranscriptMB) << 20, Project: project, Session: j.Session,
-		Counts:     filepath.Join(dr.Queue.Dir(), screen.CountsFile),
-		Reinforced: dr.Reinforced,
-	})
+	res, err := dr.Pipeline.Ingest(ctx, j.Transcript, pipeline.Options{Project: project, Session: j.Session})
 	if err != nil {
 		dead, ferr := dr.Queue.Fail(j, err, Permanent(err), dr.Config.MaxTries, dr.Config.RetryBackoff.Std(), dr.Now())
 		if ferr != nil {

@@ -17,8 +17,10 @@ import (
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/learning/extract"
+	"github.com/synaxi/synaxi/learning/pipeline"
 	"github.com/synaxi/synaxi/learning/queue"
 	"github.com/synaxi/synaxi/learning/read"
+	"github.com/synaxi/synaxi/learning/screen"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -55,8 +57,10 @@ func newDrainer(t *testing.T, ex extract.Extractor) (*Drainer, *bytes.Buffer) {
 	cfg.MaxTries = 3
 	var log bytes.Buffer
 	return &Drainer{
-		Queue: queue.Open(filepath.Join(root, "q")), Store: store.Open(filepath.Join(root, "profile")),
-		Config: cfg, Extractor: ex, MaxWait: 5 * time.Second, Log: &log, Now: time.Now,
+		Queue: queue.Open(filepath.Join(root, "q")),
+		Pipeline: &pipeline.Pipeline{Store: store.Open(filepath.Join(root, "profile")), Extractor: ex,
+			MaxBytes: int64(cfg.MaxTranscriptMB) << 20, Counts: filepath.Join(root, "q", screen.CountsFile)},
+		Config: cfg, MaxWait: 5 * time.Second, Log: &log, Now: time.Now,
 		Publish: func(context.Context) error { return nil },
 	}, &log
 }
@@ -85,7 +89,7 @@ func TestEventDuringDrainIsNotSkipped(t *testing.T) {
 	_, err = Enqueue(dr.Queue, &hookio.Input{Common: hookio.Common{SessionID: "s2", TranscriptPath: transcript(t, dir, "s2", "always sign commits with gpg"), Cwd: dir}})
 	require.NoError(t, err)
 	second, _ := newDrainer(t, g)
-	second.Queue, second.Store = dr.Queue, dr.Store
+	second.Queue, second.Pipeline = dr.Queue, dr.Pipeline
 	st, err := second.Drain(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, st.Done)
@@ -94,7 +98,7 @@ func TestEventDuringDrainIsNotSkipped(t *testing.T) {
 	st = <-done
 	assert.Equal(t, 2, st.Done)
 	assert.Equal(t, 1, st.Published, "both versions published in one go")
-	p, err := dr.Store.Load()
+	p, err := dr.Pipeline.Store.Load()
 	require.NoError(t, err)
 	assert.Contains(t, p.Ingested, "s1")
 	assert.Contains(t, p.Ingested, "s2")
@@ -122,7 +126,7 @@ func TestRetryWithBackoffThenSucceed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Stats{Done: 1, Failed: 2, Published: 1}, st)
 	assert.Contains(t, log.String(), "endpoint unavailable")
-	p, _ := dr.Store.Load()
+	p, _ := dr.Pipeline.Store.Load()
 	assert.Len(t, p.Entries, 1)
 	// An extraction that failed never marked the session processed.
 	assert.Equal(t, 1, p.Version)
@@ -147,7 +151,7 @@ func TestFailuresEndInDeadLetters(t *testing.T) {
 	assert.Contains(t, dl[0].Error, "transcript does not exist")
 	assert.Equal(t, 1, dl[0].Tries)
 	assert.Equal(t, 3, dl[1].Tries)
-	_, err = os.Stat(dr.Store.Path())
+	_, err = os.Stat(dr.Pipeline.Store.Path())
 	assert.True(t, os.IsNotExist(err), "no profile version was written")
 }
 
