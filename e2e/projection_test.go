@@ -46,18 +46,22 @@ func fileText(v *fakeapi.View, path string) string {
 	return s
 }
 
-func writeSurveyRepo(t *testing.T, dir string) {
+func writeSurveyRepo(t *testing.T, dir string) { writeSurveyRepoN(t, dir, surveyModules, 6) }
+
+// writeSurveyRepoN writes the survey with n modules, a bug in every
+// bugEvery-th one.
+func writeSurveyRepoN(t *testing.T, dir string, n, bugEvery int) {
 	t.Helper()
 	mods := filepath.Join(dir, "mods")
 	require.NoError(t, os.MkdirAll(mods, 0o755))
-	for i := 1; i <= surveyModules; i++ {
+	for i := 1; i <= n; i++ {
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "package mods\n\n// Module %02d computes its part of the survey.\n", i)
 		if i == 1 {
 			sb.WriteString("const Delta = 7 // the correction every broken function needs\n")
 		}
 		for j := 0; sb.Len() < 6000; j++ {
-			if i%6 == 0 && j == 20 {
+			if i%bugEvery == 0 && j == 20 {
 				fmt.Fprintf(&sb, "func M%02dBroken(x int) int { return x - 1 } // BUG: must add Delta (m01.go)\n", i)
 				continue
 			}
@@ -77,12 +81,17 @@ func writeSurveyRepo(t *testing.T, dir string) {
 // surveyed, re-reads a module the check names, and stops when the check
 // passes.
 func surveyAgent(dir string, reads map[string]int, mu *sync.Mutex) fakeapi.Agent {
+	return surveyAgentN(dir, surveyModules, reads, mu)
+}
+
+// surveyAgentN is surveyAgent for a survey of n modules.
+func surveyAgentN(dir string, n int, reads map[string]int, mu *sync.Mutex) fakeapi.Agent {
 	mods := filepath.Join(dir, "mods")
 	check := "sh " + filepath.Join(dir, "check.sh")
 	decide := func(v *fakeapi.View) fakeapi.Reply {
 		visible := v.VisibleText()
 		path := func(i int) string { return filepath.Join(mods, fmt.Sprintf("m%02d.go", i)) }
-		for i := 1; i <= surveyModules; i++ {
+		for i := 1; i <= n; i++ {
 			content, ok := v.FileContent(path(i))
 			if !ok {
 				continue
@@ -97,7 +106,7 @@ func surveyAgent(dir string, reads map[string]int, mu *sync.Mutex) fakeapi.Agent
 					Input: map[string]any{"file_path": path(i), "old_string": line, "new_string": fixed}}}}
 			}
 		}
-		for i := 1; i <= surveyModules; i++ {
+		for i := 1; i <= n; i++ {
 			if _, ok := v.FileContent(path(i)); ok || strings.Contains(visible, "Read "+path(i)) {
 				continue
 			}
@@ -288,12 +297,19 @@ func runSurveyVia(t *testing.T, project, plugin bool, route surveyRoute, wrap fu
 	}
 	stats := fake.CacheStats()
 	run.billed, run.hit = stats.BilledEquivalent(), stats.HitRatio()
-	for i := 1; i <= surveyModules; i++ {
-		b, err := os.ReadFile(filepath.Join(env.Work, "mods", fmt.Sprintf("m%02d.go", i)))
+	assertSurveyFixed(t, env.Work, surveyModules)
+	return run
+}
+
+// assertSurveyFixed checks that no module of the survey in work keeps its
+// bug on disk.
+func assertSurveyFixed(t *testing.T, work string, n int) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		b, err := os.ReadFile(filepath.Join(work, "mods", fmt.Sprintf("m%02d.go", i)))
 		require.NoError(t, err)
 		assert.NotContains(t, string(b), "BUG:", "module %d fixed on disk", i)
 	}
-	return run
 }
 
 // TestProjectionSurveyThroughRealClient: with the working set far over the

@@ -42,7 +42,10 @@ func startProxy(t *testing.T, env []string, upstream string, flags ...string) (b
 }
 
 // surveyTask is the survey's prompt for a work tree.
-func surveyTask(work string) string {
+func surveyTask(work string) string { return surveyTaskN(work, surveyModules) }
+
+// surveyTaskN is the prompt of a survey of n modules.
+func surveyTaskN(work string, n int) string {
 	return fmt.Sprintf("Survey every module m01.go to m%02d.go in %s, fix the bugs marked `BUG:` in them, then prove it with `sh %s`.",
-		surveyModules, filepath.Join(work, "mods"), filepath.Join(work, "check.sh"))
+		n, filepath.Join(work, "mods"), filepath.Join(work, "check.sh"))
 }

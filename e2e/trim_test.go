@@ -102,7 +102,8 @@ func (a *trimAgent) carried() []seenCarried {
 // the real `synaxi trim` through the launcher and stages the block), /clear
 // (the SessionStart hook gives the block once), two turns of the fresh
 // session; then, with a new block staged, a resume of that session, which
-// must not get it: the stage is still there afterwards.
+// must not get it: the stage is still there afterwards. The session is
+// routed through synaxi-proxyd with its default configuration.
 func TestTrimClearResumeRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -115,6 +116,10 @@ func TestTrimClearResumeRealClient(t *testing.T) {
 	t.Cleanup(fake.Close)
 	e := claudecli.NewEnv(t, fake.URL())
 	e.InstallPlugin(t)
+	// Routed through the proxy with its default scope: /clear and the
+	// resume happen in a routed session (issue 28).
+	proxy := startProxyd(t, e, fake.URL())
+	e.BaseURL = proxy.URL
 	agent.app = filepath.Join(e.Work, "parser.py")
 	require.NoError(t, os.WriteFile(agent.app, []byte("def parse(s):\n    return 3\n"), 0o644))
 	stage := trim.StagePath(envDirs(e), e.Work)
@@ -177,4 +182,10 @@ func TestTrimClearResumeRealClient(t *testing.T) {
 	assert.Equal(t, 1, got[2].copies, "resume gives no second copy")
 	assert.FileExists(t, stage, "resume leaves the stage for a /clear")
 	t.Logf("carried into session %s: %s", fresh, fmt.Sprint(got))
+	for _, r := range fake.MessagesRequests() {
+		assert.Empty(t, r.Invalid, "strict validation")
+	}
+	h := proxy.health(t)
+	assert.Positive(t, h.Gated, "the session's requests were handed to the projection")
+	assert.Zero(t, h.FailOpens)
 }
