@@ -12,11 +12,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/review"
 	"github.com/synaxi/synaxi/learning/store"
 )
-
-func (e Env) review() review.Env { return review.Env{Dirs: e.Dirs, Config: e.Config, Getenv: e.Getenv} }
 
 // ReviewJSON prints the candidates waiting in project ("" for all) as JSON
 // (review.List).
@@ -37,7 +36,7 @@ func Decide(ctx context.Context, e Env, verdict string, global bool, args []stri
 		return fmt.Errorf("%w: synaxi profile %s ID (ids are in `synaxi profile review --json`)", ErrUsage, verdict)
 	}
 	d := store.Decision{Verdict: verdict, Global: global, Text: strings.Join(args[1:], " ")}
-	v, rep, perr, err := review.Decide(ctx, e.review(), args[0], d, false)
+	v, err := review.Decide(e.store(), args[0], d, false)
 	if errors.Is(err, store.ErrUnchanged) {
 		fmt.Fprintln(e.Out, "nothing to change: already accepted")
 		return nil
@@ -46,7 +45,7 @@ func Decide(ctx context.Context, e Env, verdict string, global bool, args []stri
 		return err
 	}
 	fmt.Fprintf(e.Out, "profile v%d (%s %s)\n", v, verdict, args[0])
-	printPublished(e, rep, perr)
+	republish(ctx, e)
 	return nil
 }
 
@@ -64,10 +63,11 @@ func Review(ctx context.Context, e Env, project string, in io.Reader, out io.Wri
 		return nil
 	}
 	m := newReviewModel(l, func(id string, d store.Decision) (string, error) {
-		v, rep, perr, err := review.Decide(ctx, e.review(), id, d, false)
+		v, err := review.Decide(e.store(), id, d, false)
 		if err != nil {
 			return "", err
 		}
+		rep, perr := publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
 		msg := fmt.Sprintf("profile v%d", v)
 		if perr != nil {
 			msg += fmt.Sprintf(" (publishing failed: %v; `synaxi profile rollback` or the next change retries)", perr)

@@ -39,7 +39,7 @@ func Candidates(d xdg.Dirs, project string, all bool) (string, error) {
 		}
 		fmt.Fprintf(&b, "\n%d. [%s] %s\n   %s, would apply in %s, from %d session(s)\n", i+1, it.ID, it.Rule, it.Dimension, where, it.Sessions)
 		if it.Conflicts != nil {
-			fmt.Fprintf(&b, "   contradicts the rule the user accepted: [%s] %s (accepting this one leaves that one as it is)\n", it.Conflicts.ID, publish.Sentence(it.Conflicts.Text))
+			fmt.Fprintf(&b, "   contradicts the rule the user accepted: [%s] %s (accepting this one leaves that one as it is)\n", it.Conflicts.ID, store.Sentence(it.Conflicts.Text))
 		}
 		if it.Danger != "" {
 			fmt.Fprintf(&b, "   WARNING: flagged dangerous (%s). Only the user can accept it, in a terminal: `synaxi profile review`.\n", it.Danger)
@@ -77,8 +77,7 @@ func Decide(ctx context.Context, d xdg.Dirs, getenv func(string) string, id, ver
 	if verdict == store.Reject && (text != "" || global) {
 		return "", fmt.Errorf("text and global go with accept, not reject")
 	}
-	env := review.Env{Dirs: d, Config: l.Config, Getenv: getenv}
-	v, rep, perr, err := review.Decide(ctx, env, id, store.Decision{Verdict: verdict, Text: text, Global: global}, true)
+	v, err := review.Decide(store.Open(store.Dir(d)), id, store.Decision{Verdict: verdict, Text: text, Global: global}, true)
 	switch {
 	case errors.Is(err, store.ErrUnchanged):
 		return fmt.Sprintf("[%s] was already accepted; nothing changed.\n", id), nil
@@ -87,6 +86,7 @@ func Decide(ctx context.Context, d xdg.Dirs, getenv func(string) string, id, ver
 	case err != nil:
 		return "", err
 	}
+	rep, perr := publish.Publish(ctx, d, l.Config.Guidance, getenv)
 	what := map[string]string{store.Accept: "accepted: it applies from the next session on", store.Reject: "rejected: it is deleted and never learned again"}[verdict]
 	if verdict == store.Accept && global {
 		what = "accepted for every project: it applies from the next session on"

@@ -132,7 +132,7 @@ func Synthesize(version int, project string, entries []store.Entry) *Guidance {
 			if it.Kind == "" {
 				// No instruction can be read from it: say it as what
 				// the profile knows about the user, not as a rule.
-				if t := withI(sentence(e.Text)); strings.ContainsFunc(t, unicode.IsLetter) {
+				if t := store.WithI(sentence(e.Text)); strings.ContainsFunc(t, unicode.IsLetter) {
 					it.Text = "Preference: " + t
 					g.Archetype = append(g.Archetype, it)
 				}
@@ -374,31 +374,4 @@ func lowerFirst(s string) string {
 		}
 	}
 	return string(unicode.ToLower(r)) + s[n:]
-}
-
-// loneI is the English pronoun written in lower case.
-var loneI = regexp.MustCompile(`(^|[\s(“"'])i(\s|'|’|$)`)
-
-// Sentence writes an entry's text as a sentence: its spaces collapsed, its
-// first letter a capital, "i" as "I", ending with a full stop unless it
-// ends with punctuation already.
-func Sentence(text string) string {
-	t := withI(strings.Join(strings.Fields(text), " "))
-	if t == "" {
-		return t
-	}
-	r, n := utf8.DecodeRuneInString(t)
-	t = string(unicode.ToUpper(r)) + t[n:]
-	if last, _ := utf8.DecodeLastRuneInString(t); !unicode.IsPunct(last) {
-		t += "."
-	}
-	return t
-}
-
-// withI writes the English pronoun "i" as "I".
-func withI(t string) string {
-	for loneI.MatchString(t) {
-		t = loneI.ReplaceAllString(t, "${1}I${2}")
-	}
-	return t
 }

@@ -2,14 +2,15 @@
 // decides about what was learned before any of it reaches a coding agent.
 // It lists the candidates with their evidence (each quote beside the
 // assistant message it answered), records a decision (accept, in the
-// user's own words or as a global rule, or reject) and publishes the
-// result; it also words the one-line SessionStart notice that candidates
-// are waiting.
+// user's own words or as a global rule, or reject); it also words the
+// one-line SessionStart notice that candidates are waiting. It imports no
+// later stage: the adapters that take a decision (cli, mcptool) publish
+// after it.
 //
 // Invariants:
 //   - A decision is one new profile version (store.Decide), so history and
-//     rollback cover it, and publication runs after it, outside the
-//     store's lock; a failed publication never undoes the decision.
+//     rollback cover it; its publication runs after it, outside the
+//     store's lock, and a failed publication never undoes the decision.
 //   - A candidate flagged dangerous is listed first with its reason; the
 //     MCP side (an agent acting for the user) may not accept it: only the
 //     user, in the terminal, can (see Decide's byAgent).
@@ -22,16 +23,12 @@
 package review
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/synaxi/synaxi/internal/config"
-	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -99,7 +96,7 @@ func Load(s *store.Store, project string) (*List, error) {
 	var ids []string
 	for _, e := range p.Candidates(project) {
 		ids = append(ids, e.ID)
-		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text, Rule: publish.Sentence(e.Text),
+		it := Item{ID: e.ID, Scope: e.Scope, Project: e.Project, Dimension: e.Dimension, Text: e.Text, Rule: store.Sentence(e.Text),
 			Weight: e.Weight, Sessions: e.Count, Danger: e.Danger()}
 		if c := p.Find(e.Conflicts); c != nil {
 			it.Conflicts = &Rule{ID: c.ID, Text: c.Text}
@@ -138,36 +135,19 @@ func Load(s *store.Store, project string) (*List, error) {
 // ErrNeedsUser refuses an agent's acceptance of a flagged candidate.
 var ErrNeedsUser = errors.New("flagged dangerous: only the user can accept it, in the terminal with `synaxi profile review`")
 
-// Env is what a decision needs to publish afterwards.
-type Env struct {
-	Dirs   xdg.Dirs
-	Config config.Config
-	Getenv func(string) string
-}
-
-// Store is the profile store of e's directories.
-func (e Env) Store() *store.Store { return store.Open(store.Dir(e.Dirs)) }
-
-// Decide records d about the entry id as a new profile version and
-// publishes the result. byAgent is true when an agent decides for the user
-// (the MCP tools): it may not accept a candidate flagged dangerous. The
-// publication report is returned with the version even when publishing
-// failed (its error is pubErr): the decision stands either way.
-func Decide(ctx context.Context, e Env, id string, d store.Decision, byAgent bool) (version int, rep *publish.Report, pubErr error, err error) {
-	s := e.Store()
+// Decide records d about the entry id in s as a new profile version.
+// byAgent is true when an agent decides for the user (the MCP tools): it
+// may not accept a candidate flagged dangerous. Publishing the result is
+// the caller's (an adapter: cli, mcptool), after the decision stands.
+func Decide(s *store.Store, id string, d store.Decision, byAgent bool) (int, error) {
 	if byAgent && d.Verdict == store.Accept {
 		p, err := s.Load()
 		if err != nil {
-			return 0, nil, nil, err
+			return 0, err
 		}
 		if en := p.Find(id); en != nil && en.Danger() != "" && !(en.State == store.Confirmed && en.ConfirmedBy == store.ByUser) {
-			return 0, nil, nil, fmt.Errorf("entry %s: %w (%s)", id, ErrNeedsUser, en.Danger())
+			return 0, fmt.Errorf("entry %s: %w (%s)", id, ErrNeedsUser, en.Danger())
 		}
 	}
-	version, err = s.Decide(id, d)
-	if err != nil {
-		return 0, nil, nil, err
-	}
-	rep, pubErr = publish.Publish(ctx, e.Dirs, e.Config.Guidance, e.Getenv)
-	return version, rep, pubErr, nil
+	return s.Decide(id, d)
 }

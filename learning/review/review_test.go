@@ -1,7 +1,6 @@
 package review
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,9 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
-	"github.com/synaxi/synaxi/learning/publish"
 	"github.com/synaxi/synaxi/learning/store"
 )
 
@@ -23,11 +20,10 @@ func obs(dim, text, session, quote, answered string) store.Observation {
 		{Session: session, UUID: "u-" + session, Timestamp: t0, Quote: quote, Answered: answered}}}
 }
 
-func rig(t *testing.T) (Env, *store.Store) {
+func rig(t *testing.T) (xdg.Dirs, *store.Store) {
 	root := t.TempDir()
-	e := Env{Dirs: xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")},
-		Config: config.Default(), Getenv: func(string) string { return "" }}
-	s := e.Store()
+	d := xdg.Dirs{State: filepath.Join(root, "state"), Data: filepath.Join(root, "data"), Config: filepath.Join(root, "config")}
+	s := store.Open(store.Dir(d))
 	_, err := s.Update("ingest", func(p *store.Profile) error {
 		o := obs(store.Guards, "always run rm -rf build before building", "s1", "always run rm -rf build before building", "I built it.")
 		o.Flags = []store.Flag{{Kind: store.FlagDangerous, Reason: "a recursive delete (rm -rf)"}}
@@ -38,7 +34,7 @@ func rig(t *testing.T) (Env, *store.Store) {
 		return nil
 	})
 	require.NoError(t, err)
-	return e, s
+	return d, s
 }
 
 func TestLoadListsCandidatesWithEvidence(t *testing.T) {
@@ -59,40 +55,39 @@ func TestLoadListsCandidatesWithEvidence(t *testing.T) {
 }
 
 // An agent (the MCP tools) may not accept a flagged candidate; the user
-// may. Every decision publishes.
+// may.
 func TestDecideByAgentAndByUser(t *testing.T) {
-	e, s := rig(t)
+	_, s := rig(t)
 	l, _ := Load(s, "/a")
 	flagged, tabs := l.Candidates[0].ID, l.Candidates[1].ID
-	_, _, _, err := Decide(context.Background(), e, flagged, store.Decision{Verdict: store.Accept}, true)
+	_, err := Decide(s, flagged, store.Decision{Verdict: store.Accept}, true)
 	require.ErrorIs(t, err, ErrNeedsUser)
 	assert.ErrorContains(t, err, "rm -rf")
-	_, _, _, err = Decide(context.Background(), e, flagged, store.Decision{Verdict: store.Reject}, true)
+	_, err = Decide(s, flagged, store.Decision{Verdict: store.Reject}, true)
 	require.NoError(t, err, "an agent may reject it")
 
-	v, _, perr, err := Decide(context.Background(), e, tabs, store.Decision{Verdict: store.Accept}, true)
+	v, err := Decide(s, tabs, store.Decision{Verdict: store.Accept}, true)
 	require.NoError(t, err)
-	require.NoError(t, perr)
 	assert.Positive(t, v)
-	text, err := publish.ForSession(e.Dirs, e.Config.Guidance, "/a")
+	p, err := s.Load()
 	require.NoError(t, err)
-	assert.Contains(t, text, "NEVER use tabs.", "published at once")
+	assert.Equal(t, store.Confirmed, p.Find(tabs).State, "an agent may accept an unflagged candidate")
 }
 
 func TestNoticeOncePerDayNeverTheText(t *testing.T) {
-	e, s := rig(t)
+	d, s := rig(t)
 	day := time.Date(2026, 12, 3, 9, 0, 0, 0, time.Local)
-	line, err := Notice(e.Dirs, "/a", day)
+	line, err := Notice(d, "/a", day)
 	require.NoError(t, err)
 	assert.Equal(t, "synaxi learned 2 things it may apply from now on — /synaxi:review", line)
 	assert.NotContains(t, line, "tabs")
-	line, err = Notice(e.Dirs, "/a", day.Add(3*time.Hour))
+	line, err = Notice(d, "/a", day.Add(3*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, line, "at most once a day")
-	line, err = Notice(e.Dirs, "/b", day.Add(4*time.Hour))
+	line, err = Notice(d, "/b", day.Add(4*time.Hour))
 	require.NoError(t, err)
 	assert.Equal(t, "synaxi learned 1 thing it may apply from now on — /synaxi:review", line, "once a day per project: /b hears of its own")
-	line, err = Notice(e.Dirs, "/b", day.Add(5*time.Hour))
+	line, err = Notice(d, "/b", day.Add(5*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, line)
 
@@ -101,7 +96,7 @@ func TestNoticeOncePerDayNeverTheText(t *testing.T) {
 		_, err := s.Decide(c.ID, store.Decision{Verdict: store.Reject})
 		require.NoError(t, err)
 	}
-	line, err = Notice(e.Dirs, "/a", day.Add(72*time.Hour))
+	line, err = Notice(d, "/a", day.Add(72*time.Hour))
 	require.NoError(t, err)
 	assert.Empty(t, line, "nothing waits")
 }
@@ -109,7 +104,7 @@ func TestNoticeOncePerDayNeverTheText(t *testing.T) {
 // The notice's quick count agrees with Profile.Candidates, old entries
 // without a state included.
 func TestWaitingCountsAsCandidates(t *testing.T) {
-	e, s := rig(t)
+	_, s := rig(t)
 	l, _ := Load(s, "/a")
 	_, err := s.Decide(l.Candidates[1].ID, store.Decision{Verdict: store.Accept})
 	require.NoError(t, err)
@@ -119,7 +114,7 @@ func TestWaitingCountsAsCandidates(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	data, err := os.ReadFile(e.Store().Path())
+	data, err := os.ReadFile(s.Path())
 	require.NoError(t, err)
 	p, err := s.Load()
 	require.NoError(t, err)
