@@ -109,38 +109,15 @@ type IngestSummary struct {
 // transcripts in the foreground, then publishes once if the profile changed. Per-file failures
 // are printed and counted; the error is for what stops the whole run.
 func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error) {
-	files := o.Files
-	if len(files) == 0 {
-		all, err := Sessions(xdg.ClaudeProjects(e.Getenv))
-		if err != nil {
-			return nil, err
-		}
-		if len(all) == 0 {
-			return nil, fmt.Errorf("no transcripts under %s (is Claude Code's config somewhere else? set CLAUDE_CONFIG_DIR)", xdg.ClaudeProjects(e.Getenv))
-		}
-		files = all
-		if !o.All {
-			want := o.Project
-			if abs, err := filepath.Abs(want); err == nil {
-				want = abs
-			}
-			files = slices.DeleteFunc(slices.Clone(all), func(f string) bool { return SessionProject(f) != want })
-			if len(files) == 0 {
-				return nil, fmt.Errorf("no transcript under %s ran in %s (use --all for every project)", xdg.ClaudeProjects(e.Getenv), want)
-			}
-		}
+	files, err := o.transcripts(e)
+	if err != nil {
+		return nil, err
 	}
 	learn, err := pipeline.New(e.Dirs, e.Config, e.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	var bar *progressbar.ProgressBar
-	if e.Terminal && len(files) > 1 {
-		bar = progressbar.NewOptions(len(files), progressbar.OptionSetWriter(e.Err),
-			progressbar.OptionSetDescription("ingest"), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(barThrottle))
-	}
+	bar := newBar(e, len(files))
 	sum := &IngestSummary{}
 	var failures []string
 	var dry []*pipeline.Result
@@ -183,17 +160,8 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 	for _, f := range failures {
 		fmt.Fprintf(e.Err, "synaxi ingest: %s\n", f)
 	}
-	for _, r := range dry {
-		for _, k := range r.Kept {
-			ev := k.Evidence[0]
-			fmt.Fprintf(e.Out, "%s\t%s: %s\n\t  “%s” (message %s)\n", r.Session, k.Dimension, k.Text, oneLine(ev.Quote), ev.UUID)
-		}
-		for _, rj := range r.Rejected {
-			fmt.Fprintf(e.Out, "%s\trejected %s: %s (%s)\n", r.Session, rj.Observation.Dimension, rj.Observation.Text, rj.Reason)
-		}
-	}
 	if o.DryRun {
-		fmt.Fprint(e.Out, "dry run: nothing saved\n")
+		printDryRun(e.Out, dry)
 	}
 	fmt.Fprintf(e.Out, "%d transcript(s): %d learned from (%d observations kept, %d rejected as ungrounded, %d you had rejected before), %d already read at their current size, %d failed\n",
 		sum.Read, sum.Learned, sum.Kept, sum.Rejected, sum.Forgotten, sum.Unchanged, sum.Failed)
@@ -202,6 +170,59 @@ func Ingest(ctx context.Context, e Env, o IngestOptions) (*IngestSummary, error)
 		republish(ctx, e)
 	}
 	return sum, nil
+}
+
+// transcripts is what o selects: its files, else every session under
+// Claude Code's projects folder (--all), else those that ran in o.Project.
+func (o IngestOptions) transcripts(e Env) ([]string, error) {
+	if len(o.Files) > 0 {
+		return o.Files, nil
+	}
+	all, err := Sessions(xdg.ClaudeProjects(e.Getenv))
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no transcripts under %s (is Claude Code's config somewhere else? set CLAUDE_CONFIG_DIR)", xdg.ClaudeProjects(e.Getenv))
+	}
+	if o.All {
+		return all, nil
+	}
+	want := o.Project
+	if abs, err := filepath.Abs(want); err == nil {
+		want = abs
+	}
+	files := slices.DeleteFunc(slices.Clone(all), func(f string) bool { return SessionProject(f) != want })
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no transcript under %s ran in %s (use --all for every project)", xdg.ClaudeProjects(e.Getenv), want)
+	}
+	return files, nil
+}
+
+// newBar is the progress bar over n transcripts, drawn on a terminal when
+// there is more than one; nil otherwise.
+func newBar(e Env, n int) *progressbar.ProgressBar {
+	if !e.Terminal || n <= 1 {
+		return nil
+	}
+	return progressbar.NewOptions(n, progressbar.OptionSetWriter(e.Err),
+		progressbar.OptionSetDescription("ingest"), progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish(),
+		progressbar.OptionThrottle(barThrottle))
+}
+
+// printDryRun lists what a dry run would have learned and rejected.
+func printDryRun(w io.Writer, dry []*pipeline.Result) {
+	for _, r := range dry {
+		for _, k := range r.Kept {
+			ev := k.Evidence[0]
+			fmt.Fprintf(w, "%s\t%s: %s\n\t  “%s” (message %s)\n", r.Session, k.Dimension, k.Text, oneLine(ev.Quote), ev.UUID)
+		}
+		for _, rj := range r.Rejected {
+			fmt.Fprintf(w, "%s\trejected %s: %s (%s)\n", r.Session, rj.Observation.Dimension, rj.Observation.Text, rj.Reason)
+		}
+	}
+	fmt.Fprint(w, "dry run: nothing saved\n")
 }
 
 // republish runs publish.Publish and prints what it says; its failure does
