@@ -350,3 +350,73 @@ func TestNewContentAndCeiling(t *testing.T) {
 	assert.Zero(t, hitCeiling(0, 0))
 	assert.Equal(t, 1.0, hitCeiling(0, 10))
 }
+
+// mark sets a transcript flag (isSidechain, isCompactSummary) on the last
+// line written.
+func (x *tx) mark(flag string) {
+	var m map[string]any
+	_ = json.Unmarshal([]byte(x.lines[len(x.lines)-1]), &m)
+	m[flag] = true
+	b, _ := json.Marshal(m)
+	x.lines[len(x.lines)-1] = string(b)
+}
+
+// TestRequestsOlderShapes: Claude Code 1.x logs a Task subagent's turns
+// inline (left out of the main session's requests, kept in a subagent's
+// own file) and marks a compaction by its summary alone (a new history);
+// a continued session's file begins with an answer (a placeholder user
+// turn stands before it).
+func TestRequestsOlderShapes(t *testing.T) {
+	placeholder := gjson.GetBytes(orphanText, "text").String()
+	for _, tc := range []struct {
+		name  string
+		write func(x *tx)
+		want  [][]string // each request's shape
+		count func(b built) int
+		n     int
+	}{
+		{"inline sidechain left out", func(x *tx) {
+			x.user(text("go"))
+			x.assistant("a1", call("t1", "ls"))
+			x.user(text("subagent prompt"))
+			x.mark("isSidechain")
+			x.assistant("s1", text("subagent answer"))
+			x.mark("isSidechain")
+			x.user(result("t1", "out"))
+			x.assistant("a2", text("done"))
+		}, [][]string{{"u[go]"}, {"u[go]", "a[use:t1]", "u[res:t1]"}}, func(b built) int { return b.sidechain }, 2},
+		{"a subagent's own file is all sidechain", func(x *tx) {
+			x.user(text("task"))
+			x.mark("isSidechain")
+			x.assistant("s1", text("answer"))
+			x.mark("isSidechain")
+		}, [][]string{{"u[task]"}}, func(b built) int { return b.sidechain }, 0},
+		{"a summary record starts a new history", func(x *tx) {
+			x.user(text("first"))
+			x.assistant("a1", text("one"))
+			x.user(text("Summary: earlier work"))
+			x.mark("isCompactSummary")
+			x.assistant("a2", text("two"))
+		}, [][]string{{"u[first]"}, {"u[Summary: earlier work]"}}, func(b built) int { return len(b.summaries) }, 1},
+		{"a continued session begins with an answer", func(x *tx) {
+			x.assistant("a0", call("t0", "make"))
+			x.user(result("t0", "ok"))
+			x.assistant("a1", text("built"))
+		}, [][]string{{"u[" + placeholder + "]"}, {"u[" + placeholder + "]", "a[use:t0]", "u[res:t0]"}}, func(b built) int { return b.orphans }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var x tx
+			tc.write(&x)
+			b, _ := build(t, x.bytes())
+			var got [][]string
+			for _, r := range b.reqs {
+				got = append(got, shape(r))
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.n, tc.count(b))
+			for _, r := range b.reqs {
+				assert.NoError(t, paired(r.messages))
+			}
+		})
+	}
+}
