@@ -142,7 +142,7 @@ func TestServer(t *testing.T) {
 		require.NotNil(t, a.OpenWorldHint, tool.Name)
 		assert.False(t, *a.OpenWorldHint, tool.Name)
 	}
-	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol, tools.Profile, tools.ReviewCandidates, tools.ReviewDecide}, names)
+	assert.ElementsMatch(t, []string{tools.RepoMap, tools.FileOutline, tools.FindSymbol, tools.Profile, tools.ReviewCandidates, tools.ReviewDecide, tools.Recall}, names)
 
 	text, isErr := call(t, c, tools.RepoMap, map[string]any{"budget": 500})
 	assert.False(t, isErr, text)

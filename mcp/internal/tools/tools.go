@@ -6,7 +6,10 @@
 // review_decide is read-only (it writes one profile version, as the user
 // decided, and publishes); the map tools are confined to the project root;
 // a bad argument or a path outside the root comes back as a tool result
-// with isError set, never as a protocol error.
+// with isError set, never as a protocol error. recall returns, by its
+// reference, a command's or search's output the projection folded out of
+// the conversation, from the proxy's store on this machine
+// (internal/recall).
 package tools
 
 import (
@@ -19,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/mapgen/cache"
 	"github.com/synaxi/synaxi/mapgen/repomap"
 	"github.com/synaxi/synaxi/mapgen/symbols"
@@ -59,6 +63,7 @@ Start with repo_map (the most referenced definitions, ranked, within a token bud
 Then use find_symbol (definitions with signature, doc and key lines; set references to list uses) and file_outline (every definition of one file with line ranges) to pick narrow line ranges, and only then Read those ranges.
 Paths are relative to the project root; paths outside it are refused.
 Call profile (with a query naming the task's topic, such as "commit" or "tests") before planning work: it returns the rules this user taught in past sessions (ALWAYS/NEVER/BEFORE/WHEN guards) with the quotes behind them; follow them.
+When a synaxi fold note lists an earlier command or search with [recall r…], call recall with that reference to get its full output back instead of running it again.
 review_candidates and review_decide serve /synaxi:review: the rules synaxi learned wait there until the user accepts them; call review_decide only with the user's explicit decision.`
 
 // New returns an MCP server with its tools registered.
@@ -78,6 +83,7 @@ func New(opts Options) *server.MCPServer {
 	s.AddTool(profileTool(), profileHandler(opts.Root))
 	s.AddTool(reviewCandidatesTool(), reviewCandidatesHandler(opts.Root))
 	s.AddTool(reviewDecideTool(), reviewDecideHandler)
+	s.AddTool(recallTool(), recallHandler(xdg.Resolve()))
 	return s
 }
 

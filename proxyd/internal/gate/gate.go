@@ -179,6 +179,10 @@ type Output struct {
 	Body       []byte                 // the body sent upstream
 	Stats      ledger.ProjectionStats // recorded in the ledger row
 	Visibility *visibility.Export     // written after the serve, under the request's session and agent; nil writes nothing
+	// Recall are tool outputs the projection folded out of this request,
+	// each named in a fold note by its reference (internal/recall): the
+	// proxy keeps them for the recall tool after the serve.
+	Recall []string
 }
 
 // Identity projects nothing: it returns the body unchanged. The proxy uses it

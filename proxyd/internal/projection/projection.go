@@ -166,6 +166,9 @@ type Result struct {
 	Budget int
 	// Threshold is the tail size from which a re-projection is considered.
 	Threshold int
+	// Recall are the command and search outputs this request's fold
+	// evicted, each named in a note by its reference (internal/recall).
+	Recall []string
 }
 
 // Project implements gate.Projector.
@@ -178,7 +181,7 @@ func (e *Engine) Project(ctx context.Context, in *gate.Input) (*gate.Output, err
 	if err != nil {
 		return nil, err
 	}
-	return &gate.Output{Body: r.Body, Stats: r.Stats, Visibility: r.Visibility}, nil
+	return &gate.Output{Body: r.Body, Stats: r.Stats, Visibility: r.Visibility, Recall: r.Recall}, nil
 }
 
 // ProjectBody projects one Messages request body. It works on a copy, so
@@ -232,7 +235,8 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 		Evicted:          len(f.world.evicted),
 		Reprojected:      f.reprojected,
 	}
-	res := &Result{Visibility: vis, Reprojected: f.reprojected, Budget: cfg.budget, Threshold: cfg.threshold, Engaged: f.engaged()}
+	res := &Result{Visibility: vis, Reprojected: f.reprojected, Budget: cfg.budget, Threshold: cfg.threshold, Engaged: f.engaged(),
+		Recall: f.world.recalled}
 	if !f.engaged() {
 		// Never cost more: the client's own body, byte for byte.
 		stats.ServedMessages, stats.ServedBytes = len(raws), len(body)

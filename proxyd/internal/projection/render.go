@@ -50,7 +50,7 @@ func (f *fold) notes(keys []string) [][]byte {
 	var out [][]byte
 	if len(keys) > 0 {
 		var sb strings.Builder
-		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop):\n")
+		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference:\n")
 		for i, k := range keys {
 			if i == maxDropNotes {
 				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)

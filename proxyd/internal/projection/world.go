@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/internal/recall"
 )
 
 // entryOverhead is what an entry's estimate adds to its content's for the
@@ -62,6 +64,10 @@ type world struct {
 	used     map[string]int // key → step of the last read, write, edit or reference
 	// evictedAt is the step each evicted key was dropped at.
 	evictedAt map[string]int
+	// recalled are the outputs of commands and searches evicted while
+	// folding the current request, which the proxy keeps for the recall
+	// tool under the reference their note names (internal/recall).
+	recalled []string
 }
 
 // clone copies the maps; entries are immutable and shared.
@@ -73,6 +79,7 @@ func (w *world) clone() *world {
 	c.versions = maps.Clone(w.versions)
 	c.used = maps.Clone(w.used)
 	c.evictedAt = maps.Clone(w.evictedAt)
+	c.recalled = nil // only what this request's fold evicts
 	return &c
 }
 
@@ -207,6 +214,12 @@ func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool)
 		how := recallHint(c.e)
 		if stale != nil && stale(c.e) {
 			how = staleHint(c.e)
+		}
+		if c.e.path == "" && c.e.text != "" {
+			// A command's or search's output: kept by the proxy, named by
+			// its hash, so it comes back in one call without running it.
+			how += " [recall " + recall.Ref(c.e.text) + "]"
+			w.recalled = append(w.recalled, c.e.text)
 		}
 		w.drop(c.e.key, how, step)
 		total -= c.e.size()

@@ -132,6 +132,7 @@ func (s *Server) project(ctx context.Context, req *request) (out served) {
 	// The projector's output is a JSON object by contract (gate.Output).
 	out = served{body: p.Body, projected: true, stats: &p.Stats}
 	s.writeVisibility(req, p.Visibility)
+	s.keepRecall(req, p.Recall)
 	s.projected.Add(1)
 	return out
 }

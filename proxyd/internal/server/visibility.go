@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/recall"
 	"github.com/synaxi/synaxi/internal/visibility"
 )
 
@@ -74,4 +75,22 @@ func (s *Server) serveVisibility(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(e)
+}
+
+// keepRecall stores the outputs a projection folded out, for the recall
+// tool (internal/recall), beside the serve; Wait covers it.
+func (s *Server) keepRecall(req *request, texts []string) {
+	if len(texts) == 0 {
+		return
+	}
+	s.pending.Add(1)
+	go func() {
+		defer s.pending.Done()
+		for _, t := range texts {
+			if err := recall.Put(s.o.Dirs, []byte(t), time.Now()); err != nil {
+				s.log.Warn("keep folded output for recall", "id", req.id, "err", err)
+				return
+			}
+		}
+	}()
 }
