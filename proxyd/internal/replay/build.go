@@ -343,6 +343,18 @@ func (c *client) prefixTokens(tok func([]byte) int) int64 {
 	return n
 }
 
+// identifiers are the code identifiers of the client's tool schemas and
+// system prompt (see identifiers).
+func (c *client) identifiers() map[string]bool {
+	out := map[string]bool{}
+	for _, b := range append(append([]json.RawMessage(nil), c.Tools...), c.System...) {
+		for _, id := range identifiers(string(b)) {
+			out[id] = true
+		}
+	}
+	return out
+}
+
 // baselineBody is the request as Claude Code 2.1.332 sends it: the recorded
 // system and tools, the environment message after the first user message,
 // and Claude Code's own breakpoints (the two last system blocks and the

@@ -78,6 +78,9 @@ type referee struct {
 	history []msg
 	hist, v *view
 	tok     func([]byte) int
+	// known are the identifiers of the client's tool schemas and system
+	// prompt (enum values such as in_progress), which every request shows.
+	known map[string]bool
 }
 
 // answer returns the needs of the calls of resp, the assistant message
@@ -99,7 +102,8 @@ func (r referee) answer(resp msg) []need {
 			continue
 		}
 		in := b.Get("input")
-		switch b.Get("name").String() {
+		name := b.Get("name").String()
+		switch name {
 		case "Read":
 			if parts := fileView(r.history, in.Get("file_path").String()); r.hidden(parts) {
 				out = append(out, need{kind: "read"})
@@ -109,9 +113,12 @@ func (r referee) answer(resp msg) []need {
 				out = append(out, need{kind: "command"})
 			}
 		}
+		if name == "TodoWrite" {
+			continue // the agent's own plan, not something it read
+		}
 		for _, s := range callStrings(in) {
 			for _, id := range identifiers(s) {
-				if symbols[id] || !r.hist.idents[id] || r.v.idents[id] {
+				if symbols[id] || r.known[id] || !r.hist.idents[id] || r.v.idents[id] {
 					continue
 				}
 				symbols[id] = true

@@ -72,7 +72,7 @@ func TestRefereeAnswer(t *testing.T) {
 			{kind: "edit", key: "result " + readID, size: fileTokens(h, annotation, tok)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := referee{h, whole, tc.v, tok}.answer(resp)
+			got := referee{h, whole, tc.v, tok, nil}.answer(resp)
 			var n Needed
 			n.count(got)
 			var edits []need
@@ -99,12 +99,14 @@ func TestRefereeKinds(t *testing.T) {
 	var x tx
 	x.user(text("look at the parser"))
 	x.assistant("a1", map[string]any{"type": "tool_use", "id": "r1", "name": "Read", "input": map[string]any{"file_path": "/p.go"}}, call("b1", "go test ./internal/parse/..."))
-	x.user(result("r1", "func parseHeaderLine(s string) {}\n"), result("b1", "--- FAIL: TestParseHeaderLine (0.00s)\n    parse_test.go:12: unexpected end of header block\n"))
+	x.user(result("r1", "func parseHeaderLine(s string) {}\n"), result("b1", "--- FAIL: TestParseHeaderLine (0.00s)\n    parse_test.go:12: unexpected end of header block\n"+
+		"    headerBlockSize in_progress\n"))
 	x.assistant("a2", text("found it"))
 	x.user(text("why does it say:\n    parse_test.go:12: unexpected end of header block\nagain?"))
 	x.assistant("a3", map[string]any{"type": "tool_use", "id": "r2", "name": "Read", "input": map[string]any{"file_path": "/p.go"}},
-		call("b2", "go test ./internal/parse/..."), map[string]any{"type": "tool_use", "id": "g1", "name": "Grep", "input": map[string]any{"pattern": "parseHeaderLine|brandNewName"}})
-	x.user(result("r2", "func parseHeaderLine(s string) {}\n"), result("b2", "ok"), result("g1", "p.go:1"))
+		call("b2", "go test ./internal/parse/..."), map[string]any{"type": "tool_use", "id": "g1", "name": "Grep", "input": map[string]any{"pattern": "parseHeaderLine|brandNewName|in_progress"}},
+		map[string]any{"type": "tool_use", "id": "w1", "name": "TodoWrite", "input": map[string]any{"todos": []any{map[string]any{"content": "shrink headerBlockSize", "status": "in_progress"}}}})
+	x.user(result("r2", "func parseHeaderLine(s string) {}\n"), result("b2", "ok"), result("g1", "p.go:1"), result("w1", "ok"))
 	x.assistant("a4", text("done"))
 	b, _ := build(t, x.bytes())
 	require.Len(t, b.reqs, 4)
@@ -118,17 +120,18 @@ func TestRefereeKinds(t *testing.T) {
 	folded[2].Content = []json.RawMessage{json.RawMessage(`{"type":"text","text":"(their results folded)"}`)}
 	fv := newView(bodyOf(t, folded))
 
-	got := referee{h, whole, fv, tok}
+	got := referee{h, whole, fv, tok, map[string]bool{"in_progress": true}}
 	var n Needed
 	n.count(got.answer(resp))
-	assert.Equal(t, Needed{Reads: 1, Commands: 1, Symbols: 1}, n, "brandNewName was never shown: not counted")
+	assert.Equal(t, Needed{Reads: 1, Commands: 1, Symbols: 1}, n,
+		"brandNewName was never shown, in_progress is the tools' own word, a TodoWrite is the agent's plan: none counted")
 	q := got.quotes(b.summaries, lines(whole.prefix), lines(fv.prefix))
 	require.Len(t, q, 1)
-	assert.Equal(t, need{kind: "quote", key: "result b1", size: int64(len("--- FAIL: TestParseHeaderLine (0.00s)\n    parse_test.go:12: unexpected end of header block\n"))}, q[0])
+	assert.Equal(t, need{kind: "quote", key: "result b1", size: int64(len("--- FAIL: TestParseHeaderLine (0.00s)\n    parse_test.go:12: unexpected end of header block\n    headerBlockSize in_progress\n"))}, q[0])
 	_, size := got.source("parseHeaderLine", len(h))
 	assert.Equal(t, int64(len("func parseHeaderLine(s string) {}\n")), size, "the symbol's source is the latest result that shows it")
 
-	same := referee{h, whole, whole, tok}
+	same := referee{h, whole, whole, tok, nil}
 	n = Needed{}
 	n.count(same.answer(resp))
 	n.count(same.quotes(b.summaries, lines(whole.prefix), lines(whole.prefix)))

@@ -150,7 +150,8 @@
 //     showed and the request did not (run before, its call folded);
 //   - symbols: a code identifier (snake_case, camelCase, 8 characters or
 //     more) in a call's input, old text and paths aside, that the history
-//     showed and the request did not; each once per answer;
+//     showed and the request did not, and the client's tool schemas and
+//     system prompt do not (TodoWrite's plan aside); each once per answer;
 //   - quotes: a line (20 characters or more) of the user's new message
 //     that repeats a line of the history before it which the request no
 //     longer showed before it; each once per message.
@@ -417,6 +418,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 		RepairedResults: b.repaired, DroppedResults: b.dropped, SkippedLines: tr.Stats().Skipped(),
 		SidechainRecords: b.sidechain, OrphanAnswers: b.orphans}
 	keep := c.prefixTokens(tok)
+	known := c.identifiers()
 	env := int64(max(1, tok(cachesim.Canonical(c.Environment))))
 	fresh := newContent{keep: keep}
 	bnd := bound{keep: keep}
@@ -492,11 +494,11 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			resp := r.messages[len(reqs[i-1].messages)]
 			rep.EditCalls += len(editCalls(resp))
 			h := reqs[i-1].messages
-			baseL.take(referee{h, prevBV, prevBV, tok}.answer(resp), prevBaseTotal)
-			projL.take(referee{h, prevBV, prevPV, tok}.answer(resp), prevTotal)
+			baseL.take(referee{h, prevBV, prevBV, tok, known}.answer(resp), prevBaseTotal)
+			projL.take(referee{h, prevBV, prevPV, tok, known}.answer(resp), prevTotal)
 		}
 		if pv != bv && hasUserText(r.messages[len(r.messages)-1], b.summaries) {
-			projL.take(referee{r.messages, bv, pv, tok}.quotes(b.summaries, lines(bv.prefix), lines(pv.prefix)), pu2.Total())
+			projL.take(referee{r.messages, bv, pv, tok, known}.quotes(b.summaries, lines(bv.prefix), lines(pv.prefix)), pu2.Total())
 		}
 		prevBaseTotal, prevTotal = u.Total(), pu2.Total()
 		if prev != nil && !r.reset && !res.Reprojected {
