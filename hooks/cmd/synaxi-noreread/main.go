@@ -54,6 +54,7 @@ func hook(mode string, stdin io.Reader, stdout io.Writer, getenv func(string) st
 	s := reads.New(d, cfg.NoReread)
 	s.Mode = governor.Mode(cfg.Governor.Mode)
 	s.BaseURL, s.ProjectAll = getenv("ANTHROPIC_BASE_URL"), cfg.Proxy.Scope == config.ScopeAll
+	s.ProxyPort = cfg.Proxy.Port
 	s.CustomHeaders = getenv("ANTHROPIC_CUSTOM_HEADERS")
 	if mode == "post" {
 		return post(s, in, stdout)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/synaxi/synaxi/internal/hookio"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/visibility"
 )
 
@@ -19,20 +20,22 @@ const Worker = "synaxi-worker"
 // projected reports whether the context of in may be projected by synaxi's
 // proxy, so that what Claude Code's transcript holds is not what the model
 // sees: the context is one the proxy projects (the worker, or every context
-// with proxy.scope = "all") and its traffic goes through a loopback proxy.
+// with proxy.scope = "all") and its traffic goes through synaxi's proxy.
 //
 // Routing is known from ANTHROPIC_BASE_URL in the hook's own environment
 // (Claude Code passes its environment to hooks, the settings' env included,
-// which is how `synaxi install` and `synaxi wrap` route), from a proxy on
-// another machine the hook asks for visibility (remoteURL), or from a
-// visibility export of this session in the hook's state directory. The
-// proxy's own record is not consulted: a proxy running with another
-// XDG_STATE_HOME leaves it where the hook cannot see it.
+// which is how `synaxi install` and `synaxi wrap` route) when it points at
+// synaxi's proxy (proxyinfo.RoutedPort: proxy.port, or the port the proxy
+// recorded in the state directory; a loopback gateway that is not synaxi's
+// projects nothing), from a proxy on another machine the hook asks for
+// visibility (remoteURL), or from a visibility export of this session in
+// the hook's state directory. Every check reads a small file at most: the
+// hook asks nothing over the network here.
 func (s *Store) projected(in *hookio.Input) bool {
 	if !s.ProjectAll && !isWorker(in.AgentType) {
 		return false
 	}
-	if loopback(s.BaseURL) || s.remoteURL() != "" {
+	if _, ok := proxyinfo.RoutedPort(s.Dirs, s.BaseURL, s.ProxyPort); ok || s.remoteURL() != "" {
 		return true
 	}
 	exports, _ := filepath.Glob(filepath.Join(s.Dirs.StatePath("visibility"), visibility.SessionPrefix(in.SessionID)+"*"))
@@ -43,8 +46,8 @@ func isWorker(agentType string) bool {
 	return agentType == Worker || strings.HasSuffix(agentType, ":"+Worker)
 }
 
-// loopback reports a base URL on this machine, where synaxi's proxy listens
-// (it refuses any other address).
+// loopback reports a base URL on this machine: a proxy there is never
+// asked for visibility over HTTP (its exports are local files).
 func loopback(baseURL string) bool {
 	u, err := url.Parse(strings.TrimSpace(baseURL))
 	if err != nil || u.Host == "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/proxyinfo"
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -462,9 +463,11 @@ func TestCorruptStateFailsOpen(t *testing.T) {
 // TestProjectedContext: in a context the proxy may project, a re-read is
 // denied only when the context's visibility export, written after the read,
 // says the lines are still visible; a missing, stale, unreadable or
-// unconfirming export allows it (issue 8).
+// unconfirming export allows it (issue 8). Only synaxi's proxy (the port it
+// recorded) projects: a context routed through another loopback gateway is
+// judged by its transcript, so an unchanged re-read there is denied.
 func TestProjectedContext(t *testing.T) {
-	const proxy = "http://127.0.0.1:41234"
+	const proxy, gateway = "http://127.0.0.1:41234", "http://127.0.0.1:41235"
 	fresh := func() time.Time { return time.Now().Add(time.Second) }
 	visible := func(rs ...visibility.Range) visibility.File { return visibility.File{Visible: rs} }
 	cases := []struct {
@@ -480,7 +483,8 @@ func TestProjectedContext(t *testing.T) {
 		{"worker, first-party base URL, no export", "synaxi:synaxi-worker", "https://api.anthropic.com", false, nil, true},
 		{"worker, remote gateway, no export", "synaxi-worker", "https://llm.example.com", false, nil, true},
 		{"worker via the proxy, export not written (or in another state dir)", "synaxi:synaxi-worker", proxy, false, nil, false},
-		{"worker via localhost, no export", "synaxi:synaxi-worker", "http://localhost:8080/", false, nil, false},
+		{"worker via localhost, no export", "synaxi:synaxi-worker", "http://localhost:41234/", false, nil, false},
+		{"worker via another loopback gateway, no export", "synaxi:synaxi-worker", gateway, false, nil, true},
 		{"worker via the proxy, export confirms", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
 			e.export(fresh(), map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})})
 		}, true},
@@ -509,12 +513,16 @@ func TestProjectedContext(t *testing.T) {
 				Files: map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})}}))
 		}, false},
 		{"project_all, main context via the proxy, no export", "", proxy, true, nil, false},
+		{"project_all, main context via another loopback gateway, no export", "", gateway, true, nil, true},
+		{"project_all, main context via localhost on another port, no export", "", "http://localhost:8080/", true, nil, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.agent, e.agentType = "a1", c.agentType
 			e.s.BaseURL, e.s.ProjectAll = c.baseURL, c.projectAll
+			require.NoError(t, os.MkdirAll(filepath.Dir(proxyinfo.PortPath(e.s.Dirs)), 0o700))
+			require.NoError(t, os.WriteFile(proxyinfo.PortPath(e.s.Dirs), []byte("41234\n"), 0o600))
 			p := e.file("pkg/a.go", 100)
 			denied, _ := e.read(p, 0, 0)
 			require.False(t, denied, "first read")

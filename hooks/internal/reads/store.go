@@ -7,7 +7,8 @@
 // read in this context; it is unchanged on disk (size and mtime); the
 // requested lines lie within what was read; the proxy's visibility export
 // does not say the content was evicted, and in a context the proxy may
-// project (the worker, routed through a loopback proxy) positively says it
+// project (the worker, or every context with proxy.scope all, routed
+// through synaxi's proxy) positively says it
 // is still visible, so a missing, stale or unreadable export allows the
 // read; the re-read is worth at least
 // noreread.min_tokens; and no escape grant is pending. A denial grants one
@@ -85,8 +86,10 @@ type Store struct {
 	// BaseURL is ANTHROPIC_BASE_URL as the hook process sees it, and
 	// ProjectAll whether proxy.scope is "all": together with the agent type
 	// they say whether a context may be projected (see projected).
+	// ProxyPort is proxy.port (0: the port the proxy records).
 	BaseURL    string
 	ProjectAll bool
+	ProxyPort  int
 	// CustomHeaders is ANTHROPIC_CUSTOM_HEADERS as the hook process sees
 	// it: sent with a remote visibility call (the team token), and the sign
 	// that a non-loopback base URL is a synaxi proxy (see remoteURL).
