@@ -109,7 +109,7 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 	// the fake projected (fewer tool results than calls made, the system
 	// rewritten), so it keeps its own count of the calls it made.
 	var worker []fakeapi.ToolUse
-	workerAt := -1
+	workerAt, workerReplies := -1, 0
 	var setupView *fakeapi.View // the last request of the set-up turn
 	setup := fakeapi.SetupAgent()
 	fake := fakeapi.New(fakeapi.Options{Agent: fakeapi.AgentFunc(func(v *fakeapi.View) fakeapi.Reply {
@@ -118,8 +118,10 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 		switch {
 		case workerAt >= 0 && workerAt < len(worker):
 			workerAt++
+			workerReplies++
 			return fakeapi.Reply{ToolUses: worker[workerAt-1 : workerAt]}
 		case workerAt >= 0:
+			workerReplies++
 			return fakeapi.Reply{Text: "worker done"}
 		case strings.Contains(v.VisibleText(), "# Set synaxi up"):
 			setupView = v
@@ -259,8 +261,18 @@ func TestMarketplaceFirstSessionThenSetup(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &out), res.Stdout)
 	assert.Equal(t, "worker done", out.Result)
-	sum, err := ledger.ReadSummary(d, out.SessionID)
-	require.NoError(t, err, "the worker's requests are in the proxy's ledger")
+	// The proxy records a row after the response, beside it (the
+	// count_tokens probe runs first), so the client can exit before its
+	// last request's row is written; the projection engages only on the
+	// run's last request, so the summary is read once it has them all.
+	mu.Lock()
+	replies := int64(workerReplies)
+	mu.Unlock()
+	var sum *ledger.Summary
+	require.Eventually(t, func() bool {
+		sum, err = ledger.ReadSummary(d, out.SessionID)
+		return err == nil && sum.Requests >= replies
+	}, 30*time.Second, 50*time.Millisecond, "the worker's %d requests are in the proxy's ledger", replies)
 	assert.Positive(t, sum.Projected, "a routed worker request was projected")
 	assert.Positive(t, sum.SavedTokens, "the projection saved tokens against count_tokens' counterfactual")
 	t.Logf("worker session through the proxy: %+v", *sum)
