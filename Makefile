@@ -34,7 +34,7 @@ EXTRA_COMMANDS := $(filter-out $(COMMANDS),$(patsubst %/,%,$(dir $(wildcard $(ad
 CGO_MODULES := mapgen mcp
 
 GO_TEST_FLAGS ?=
-E2E_TIMEOUT ?= 30m
+E2E_TIMEOUT ?= 40m
 
 .PHONY: build
 build:
