@@ -35,6 +35,9 @@ CGO_MODULES := mapgen mcp
 
 GO_TEST_FLAGS ?=
 E2E_TIMEOUT ?= 40m
+# proxyd/internal/replay replays every fixture transcript under -race: 598 s on
+# an idle 2-core machine, at the edge of go test's default 10m.
+UNIT_TIMEOUT ?= 25m
 
 .PHONY: build
 build:
@@ -53,7 +56,7 @@ test: test-unit e2e
 test-unit:
 	@for m in $(MODULES); do \
 		echo "== go test -race $$m"; \
-		(cd $$m && go test -race $(GO_TEST_FLAGS) ./...) || exit 1; \
+		(cd $$m && go test -race -timeout $(UNIT_TIMEOUT) $(GO_TEST_FLAGS) ./...) || exit 1; \
 	done
 
 .PHONY: e2e
