@@ -3,6 +3,7 @@ package reads
 import (
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -31,11 +32,28 @@ const Worker = "synaxi-worker"
 // visibility (remoteURL), or from a visibility export of this session in
 // the hook's state directory. Every check reads a small file at most: the
 // hook asks nothing over the network here.
+//
+// The worker is only ever projected by synaxi, so for it any loopback base
+// URL counts, and so does an export of any context of its session: a proxy
+// keeping its state under another XDG_STATE_HOME records its port where the
+// hook cannot read it, and taking such a worker for unprojected would deny
+// re-reads of content the projection dropped. Every other context (with
+// proxy.scope = "all") counts only through synaxi's own port or an export
+// of that very context, so a session that talks straight to a loopback
+// gateway, or whose worker alone was exported, keeps the plain rule.
 func (s *Store) projected(in *hookio.Input) bool {
-	if !s.ProjectAll && !isWorker(in.AgentType) {
+	worker := isWorker(in.AgentType)
+	if !s.ProjectAll && !worker {
 		return false
 	}
 	if _, ok := proxyinfo.RoutedPort(s.Dirs, s.BaseURL, s.ProxyPort); ok || s.remoteURL() != "" {
+		return true
+	}
+	if !worker {
+		_, err := os.Stat(visibility.Path(s.Dirs, in.SessionID, in.AgentID))
+		return err == nil
+	}
+	if loopback(s.BaseURL) {
 		return true
 	}
 	exports, _ := filepath.Glob(filepath.Join(s.Dirs.StatePath("visibility"), visibility.SessionPrefix(in.SessionID)+"*"))

@@ -484,7 +484,9 @@ func TestProjectedContext(t *testing.T) {
 		{"worker, remote gateway, no export", "synaxi-worker", "https://llm.example.com", false, nil, true},
 		{"worker via the proxy, export not written (or in another state dir)", "synaxi:synaxi-worker", proxy, false, nil, false},
 		{"worker via localhost, no export", "synaxi:synaxi-worker", "http://localhost:41234/", false, nil, false},
-		{"worker via another loopback gateway, no export", "synaxi:synaxi-worker", gateway, false, nil, true},
+		// A worker through a loopback URL the hook does not know as synaxi's may
+		// be synaxi's proxy keeping its state elsewhere: allowed, never denied blind.
+		{"worker via another loopback gateway, no export", "synaxi:synaxi-worker", gateway, false, nil, false},
 		{"worker via the proxy, export confirms", "synaxi:synaxi-worker", proxy, false, func(e *env, p string) {
 			e.export(fresh(), map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})})
 		}, true},
@@ -515,6 +517,10 @@ func TestProjectedContext(t *testing.T) {
 		{"project_all, main context via the proxy, no export", "", proxy, true, nil, false},
 		{"project_all, main context via another loopback gateway, no export", "", gateway, true, nil, true},
 		{"project_all, main context via localhost on another port, no export", "", "http://localhost:8080/", true, nil, true},
+		{"project_all, main context via another loopback gateway, only the worker exported", "", gateway, true, func(e *env, p string) {
+			require.NoError(e.t, visibility.Write(e.s.Dirs, &visibility.Export{Session: e.sess, Agent: "other-agent", Updated: fresh(),
+				Files: map[string]visibility.File{p: visible(visibility.Range{Start: 1, End: 0})}}))
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
