@@ -3,10 +3,11 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/synaxi/synaxi/internal/cmdline"
 
 	"github.com/synaxi/synaxi/internal/config"
 	"github.com/synaxi/synaxi/internal/xdg"
@@ -32,7 +33,7 @@ func isTerminal(w any) bool {
 
 // RunIngest runs `synaxi ingest ARGS` and returns its exit code.
 func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("ingest", stderr)
+	fs := cmdline.Flags("ingest", stderr)
 	all := fs.Bool("all", false, "every session under ~/.claude/projects (or $CLAUDE_CONFIG_DIR/projects)")
 	project := fs.String("project", "", "only sessions that ran in this repository (default: the current one)")
 	force := fs.Bool("force", false, "re-read sessions already learned from at their current size")
@@ -54,13 +55,13 @@ func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	e, err := learningEnv(stdout, stderr)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	o := IngestOptions{All: *all, Project: *project, Files: fs.Args(), Force: *force, DryRun: *dry}
 	if !o.All && o.Project == "" && len(o.Files) == 0 {
 		wd, err := os.Getwd()
 		if err != nil {
-			return fail(stderr, err)
+			return cmdline.Fail(stderr, err)
 		}
 		o.Project = store.ProjectRoot(wd)
 	} else if o.Project != "" {
@@ -68,7 +69,7 @@ func RunIngest(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	sum, err := Ingest(ctx, e, o)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if sum.Failed > 0 {
 		return 1
@@ -88,12 +89,12 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	e, err := learningEnv(stdout, stderr)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "show":
-		fs := newFlags("profile show", stderr)
+		fs := cmdline.Flags("profile show", stderr)
 		project := fs.String("project", "", "only what applies in this repository (global entries and its own)")
 		if fs.Parse(rest) != nil {
 			return 2
@@ -104,7 +105,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		err = Show(e, p)
 	case "export":
-		fs := newFlags("profile export", stderr)
+		fs := cmdline.Flags("profile export", stderr)
 		asJSON := fs.Bool("json", false, "print JSON")
 		if fs.Parse(rest) != nil {
 			return 2
@@ -113,7 +114,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	case "history":
 		err = History(e)
 	case "review":
-		fs := newFlags("profile review", stderr)
+		fs := cmdline.Flags("profile review", stderr)
 		asJSON := fs.Bool("json", false, "print the candidates as JSON instead of reviewing them")
 		project := fs.String("project", "", "only candidates that apply in this repository (default: all)")
 		if fs.Parse(rest) != nil {
@@ -132,7 +133,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			err = Review(ctx, e, p, os.Stdin, os.Stdout)
 		}
 	case "accept", "reject":
-		fs := newFlags("profile "+cmd, stderr)
+		fs := cmdline.Flags("profile "+cmd, stderr)
 		global := false
 		if cmd == "accept" {
 			fs.BoolVar(&global, "global", false, "apply it in every project, not only the one it was learned in")
@@ -149,7 +150,7 @@ func RunProfile(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return 2
 	}
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	return 0
 }
@@ -161,15 +162,4 @@ func StatusLines(stdout, stderr io.Writer) (func(io.Writer), error) {
 		return nil, err
 	}
 	return func(w io.Writer) { Status(w, e) }, nil
-}
-
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("synaxi "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "synaxi: %v\n", err)
-	return 1
 }

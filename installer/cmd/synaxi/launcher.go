@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/cmdline"
+
 	"github.com/synaxi/synaxi/internal/launcher"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
@@ -26,7 +28,7 @@ func runLauncher(args []string, stderr io.Writer) int {
 	}
 	logLauncher(did)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	return 0
 }

@@ -23,20 +23,21 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/cmdline"
+
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/doctor"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/savings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
 	"github.com/synaxi/synaxi/installer/internal/wrap"
 	"github.com/synaxi/synaxi/internal/buildinfo"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/cli"
 )
@@ -95,20 +96,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "proxy":
 		return runProxy(ctx, rest, stdout, stderr)
 	case "status":
-		fs := newFlags("status", stderr)
+		fs := cmdline.Flags("status", stderr)
 		if fs.Parse(rest) != nil {
 			return 2
 		}
 		more, err := cli.StatusLines(stdout, stderr)
 		if err != nil {
-			return fail(stderr, err)
+			return cmdline.Fail(stderr, err)
 		}
 		if err := doctor.Status(ctx, stdout, doctor.Env{Getenv: os.Getenv, More: more}); err != nil {
-			return fail(stderr, err)
+			return cmdline.Fail(stderr, err)
 		}
 		return 0
 	case "doctor":
-		fs := newFlags("doctor", stderr)
+		fs := cmdline.Flags("doctor", stderr)
 		cl := fs.String("claude", "", "Claude Code CLI to check")
 		remote := fs.String("proxy", "", "check the synaxi-proxyd at this URL (health, team token, upstream, metrics) instead of this machine")
 		tokenFile := fs.String("token-file", "", "with --proxy: file holding the team token (default: x-synaxi-token in ANTHROPIC_CUSTOM_HEADERS)")
@@ -146,20 +147,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 2
 }
 
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("synaxi "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// fail prints err and its hints (hint.Print) and is the exit code 1.
-func fail(stderr io.Writer, err error) int {
-	hint.Print(stderr, "synaxi: ", "  ", err)
-	return 1
-}
-
 func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags(cmd, stderr)
+	fs := cmdline.Flags(cmd, stderr)
 	opts := setup.Options{Out: stdout, Version: buildinfo.Version(version)}
 	fs.StringVar(&opts.Claude, "claude", "", "Claude Code CLI to use (default: $SYNAXI_CLAUDE, then claude on PATH)")
 	if cmd == "install" {
@@ -191,13 +180,13 @@ func runSetup(ctx context.Context, cmd string, args []string, stdout, stderr io.
 		fmt.Fprintf(stderr, "synaxi %s: %v\n", cmd, err)
 		return 1
 	case err != nil:
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	return 0
 }
 
 func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("wrap", stderr)
+	fs := cmdline.Flags("wrap", stderr)
 	cl := fs.String("claude", "", "Claude Code CLI to run (default: $SYNAXI_CLAUDE, then claude on PATH)")
 	scope := fs.String("scope", "", "this launch's projection scope: all, worker or off (default: $SYNAXI_SCOPE, then proxy.scope)")
 	if fs.Parse(args) != nil {
@@ -214,7 +203,7 @@ func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	bin, err := claude.Find(bin, os.Getenv)
 	if err != nil {
-		return fail(stderr, hint.Wrap(err, claude.Fix))
+		return cmdline.Fail(stderr, hint.Wrap(err, claude.Fix))
 	}
 	code, err := wrap.Run(ctx, wrap.Options{
 		Claude: bin, Args: rest[1:], ProxyBin: setup.ProxyBin(xdg.Resolve()), Scope: *scope,
@@ -227,14 +216,14 @@ func runWrap(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 func runUnwrap(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("unwrap", stderr)
+	fs := cmdline.Flags("unwrap", stderr)
 	if fs.Parse(args) != nil {
 		return 2
 	}
 	d := xdg.Resolve()
 	n, err := wrap.Repair(ctx, d, setup.ProxyBin(d), nil)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	ms, _ := wrap.Markers(d)
 	fmt.Fprintf(stdout, "cleaned up %d stale wrap(s); %d still running\n", n, len(ms))
@@ -242,7 +231,7 @@ func runUnwrap(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
 func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("savings", stderr)
+	fs := cmdline.Flags("savings", stderr)
 	session := fs.String("session", "", "show only this session")
 	asJSON := fs.Bool("json", false, "print JSON")
 	replay := fs.Bool("replay", false, "replay your recent Claude Code sessions through the projection (nothing is sent anywhere)")
@@ -256,7 +245,7 @@ func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	rows, skipped, err := savings.Load(xdg.Resolve())
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	rep := savings.Build(rows, *session)
 	rep.Skipped = skipped
@@ -271,13 +260,13 @@ func runSavings(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = rep.WriteText(stdout)
 	}
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	return 0
 }
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", stderr)
+	fs := cmdline.Flags("report", stderr)
 	out := fs.String("out", "", "file to write (default: synaxi-report.html in the state dir)")
 	if fs.Parse(args) != nil {
 		return 2
@@ -285,7 +274,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	d := xdg.Resolve()
 	rows, skipped, err := savings.Load(d)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	rep := savings.Build(rows, "")
 	rep.Skipped = skipped
@@ -293,19 +282,19 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if path == "" {
 		path = d.StatePath("synaxi-report.html")
 		if err := xdg.Ensure(d.State); err != nil {
-			return fail(stderr, err)
+			return cmdline.Fail(stderr, err)
 		}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if err := rep.WriteHTML(f, time.Now()); err != nil {
 		f.Close()
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if err := f.Close(); err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d ledger rows)\n", path, len(rep.Rows))
 	return 0
@@ -331,7 +320,7 @@ func runReplay(ctx context.Context, sessions int, maxBytes int64, asJSON bool, s
 	}
 	rep, err := savings.Replay(ctx, o)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if asJSON {
 		err = rep.WriteJSON(stdout)
@@ -339,7 +328,7 @@ func runReplay(ctx context.Context, sessions int, maxBytes int64, asJSON bool, s
 		err = rep.WriteText(stdout)
 	}
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if rep.Verdict == savings.Unreplayed && len(rep.Failed) > 0 {
 		fmt.Fprintf(stderr, "synaxi savings: no conversation could be replayed (see above); check `%s replay --help` runs\n", o.Proxyd)

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/internal/cmdline"
+
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/setup"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
@@ -18,14 +20,14 @@ func runProxy(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "usage: synaxi proxy restart   (apply a changed configuration: the proxy is replaced without dropping a request)")
 		return 2
 	}
-	fs := newFlags("proxy restart", stderr)
+	fs := cmdline.Flags("proxy restart", stderr)
 	if fs.Parse(args[1:]) != nil {
 		return 2
 	}
 	d := xdg.Resolve()
 	st, err := proxyctl.Restart(ctx, setup.ProxyBin(d), d, nil)
 	if err != nil {
-		return fail(stderr, hint.Wrap(err, "run `synaxi doctor`; the proxy's log is under "+d.StatePath("proxyd")))
+		return cmdline.Fail(stderr, hint.Wrap(err, "run `synaxi doctor`; the proxy's log is under "+d.StatePath("proxyd")))
 	}
 	if r := st.Replaced; r != nil {
 		fmt.Fprintf(stdout, "proxy: replaced pid %d (it drains what it has in flight) with pid %d at %s, configuration %s, upstream %s\n",

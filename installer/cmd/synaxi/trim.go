@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/synaxi/synaxi/internal/cmdline"
+
 	"github.com/synaxi/synaxi/internal/tokens"
 	"github.com/synaxi/synaxi/internal/transcript"
 	"github.com/synaxi/synaxi/internal/trim"
@@ -21,7 +23,7 @@ import (
 // staged for its project, shown with its size, for the next /clear there
 // (docs/trim.md). --cancel drops what is staged.
 func runTrim(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("trim", stderr)
+	fs := cmdline.Flags("trim", stderr)
 	session := fs.String("session", "", "the session to trim (its transcript is found under Claude Code's projects folder)")
 	file := fs.String("transcript", "", "the transcript file to trim (default: the newest session of this directory)")
 	ttl := fs.Duration("ttl", trim.DefaultTTL, "how long the staged block waits for /clear")
@@ -42,12 +44,12 @@ func runTrim(args []string, stdout, stderr io.Writer) int {
 	d := xdg.Resolve()
 	wd, err := os.Getwd()
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if *cancel {
 		had, err := trim.Cancel(d, wd)
 		if err != nil {
-			return fail(stderr, err)
+			return cmdline.Fail(stderr, err)
 		}
 		if !had {
 			fmt.Fprintf(stdout, "nothing was staged for %s\n", wd)
@@ -58,14 +60,14 @@ func runTrim(args []string, stdout, stderr io.Writer) int {
 	}
 	path, err := findTranscript(*file, *session, wd, os.Getenv)
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	set, err := trim.Read(path, typedTurns(path, stderr))
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if set.Empty() {
-		return fail(stderr, fmt.Errorf("nothing to carry in %s: no typed turn, file, command or todo in its main conversation", path))
+		return cmdline.Fail(stderr, fmt.Errorf("nothing to carry in %s: no typed turn, file, command or todo in its main conversation", path))
 	}
 	block := trim.Render(set, *maxChars)
 	now := time.Now()
@@ -81,7 +83,7 @@ func runTrim(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := trim.Save(d, st); err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	fmt.Fprintf(stdout, "synaxi trim: staged about %d tokens (%d characters) for %s", st.Tokens, len(block), st.Project)
 	if set.ContextNow > 0 {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/synaxi/synaxi/internal/cmdline"
+
 	"github.com/synaxi/synaxi/internal/visibility"
 	"github.com/synaxi/synaxi/internal/visibility/remote"
 )
@@ -17,7 +19,7 @@ import (
 // headers in ANTHROPIC_CUSTOM_HEADERS. It prints the export as JSON; on any
 // failure it prints nothing and exits 1, and the hook allows the read.
 func runVisibility(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("visibility", stderr)
+	fs := cmdline.Flags("visibility", stderr)
 	timeout := fs.Duration("timeout", remote.DefaultTimeout, "bound on the HTTP call")
 	if fs.Parse(args) != nil || fs.NArg() < 2 || fs.NArg() > 3 {
 		fmt.Fprintln(stderr, "usage: synaxi visibility [-timeout D] BASE-URL SESSION [AGENT] (run by synaxi-noreread)")
@@ -27,10 +29,10 @@ func runVisibility(ctx context.Context, args []string, stdout, stderr io.Writer)
 	defer cancel()
 	e, err := remote.Get(ctx, nil, fs.Arg(0), fs.Arg(1), fs.Arg(2), visibility.CustomHeaders(os.Getenv("ANTHROPIC_CUSTOM_HEADERS")))
 	if err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	if err := json.NewEncoder(stdout).Encode(e); err != nil {
-		return fail(stderr, err)
+		return cmdline.Fail(stderr, err)
 	}
 	return 0
 }

@@ -10,11 +10,11 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/endpoint"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/savings"
 	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/installer/internal/setup"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // checklist is every doctor check, in the order they print. A check looks

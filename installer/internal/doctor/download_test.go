@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 

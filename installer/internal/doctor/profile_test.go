@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 	"github.com/synaxi/synaxi/learning/store"
 )

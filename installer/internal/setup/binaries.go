@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // The binaries step copies the built executables to BinDir, stamped with

@@ -3,7 +3,7 @@ package setup
 import (
 	"fmt"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/learning/publish"
 )
 

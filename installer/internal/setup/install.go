@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 

@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/settings"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // The plugin step registers the marketplace and installs or enables the

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // The proxy step starts synaxi-proxyd (replacing one of an older version or

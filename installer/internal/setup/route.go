@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/synaxi/synaxi/installer/internal/endpoint"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // The routing step (--route) has two halves. Before the proxy starts,

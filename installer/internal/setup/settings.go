@@ -10,9 +10,9 @@ import (
 	"slices"
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/installer/internal/settings"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // settings.json edits, shared by the status line and routing steps: each

@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // The status line step points settings.json's statusLine at

@@ -9,9 +9,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/journal"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hint"
 )
 
 // configLine is the config.toml line `key = value`, value a TOML string.

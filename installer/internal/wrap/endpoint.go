@@ -6,10 +6,10 @@ import (
 
 	"github.com/synaxi/synaxi/installer/internal/claude"
 	"github.com/synaxi/synaxi/installer/internal/endpoint"
-	"github.com/synaxi/synaxi/installer/internal/hint"
 	"github.com/synaxi/synaxi/installer/internal/proxyctl"
 	"github.com/synaxi/synaxi/installer/internal/settings"
 	"github.com/synaxi/synaxi/internal/config"
+	"github.com/synaxi/synaxi/internal/hint"
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 

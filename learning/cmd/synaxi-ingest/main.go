@@ -64,18 +64,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 0
 	}
-	if err := sessionEnd(stdin, getenv); err != nil {
+	if err := hookio.Recovered(func() error { return sessionEnd(stdin, getenv) }); err != nil {
 		fmt.Fprintln(stderr, "synaxi-ingest:", err)
 	}
 	return 0
 }
 
-func sessionEnd(stdin io.Reader, getenv func(string) string) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error: %v", r)
-		}
-	}()
+// sessionEnd is the SessionEnd hook: queue the session, start a drain.
+func sessionEnd(stdin io.Reader, getenv func(string) string) error {
 	if getenv(extract.ChildEnv) != "" {
 		return nil
 	}

@@ -1,8 +1,8 @@
-// Package hint is the error type synaxi's installer uses to say what the
+// Package hint is the error type synaxi's commands use to say what the
 // user can do about a problem. The hint is a value beside the error, never
 // part of its text: Error() is the one line that says what is wrong, and
-// whoever prints it (the CLI's main, install's warnings, a doctor check)
-// prints each hint on a `hint:` line under it.
+// whoever prints it (internal/cmdline.Fail for a command, install's
+// warnings, a doctor check) prints each hint on a `hint:` line under it.
 //
 // Wrapping keeps the hints: fmt.Errorf("context: %w", err) around an
 // *Error still carries them, and Hints finds every hint in the chain.
