@@ -27,7 +27,8 @@ echo
 echo
 echo "Measured by \`scripts/bench.d/hooks.sh\` (\`e2e/cmd/synaxi-hookbench\`): every spawn is a fresh"
 echo "process started the way Claude Code starts a command hook (exec form, stdin and stdout"
-echo "through pipes). The goal for the hooks.json command line is at most 1.5× the bare spawn."
-echo "An empty Go program alone sits near that bound; the rest is the hook binary's own work"
-echo "(reading its state and config, the judgement, the locked writes of a denial). The launcher"
-echo "adds one \`sh\` start and nothing else: its path to a built or installed binary forks nothing."
+echo "through pipes), every row once per round in a shuffled order. Two baselines from the same"
+echo "run: the bare spawn (\`sh -c true\`, the issue's goal is at most 1.5× it) and the launched"
+echo "floor, the same hooks.json command line and launcher exec'ing an empty Go program instead of"
+echo "the hook: no Go hook launched the way synaxi's are can be faster than that, so the hook's"
+echo "own cost is its ratio to the launched floor."

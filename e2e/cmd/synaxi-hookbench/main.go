@@ -6,16 +6,20 @@
 // DIR is a plugin root holding hooks/hooks.json, the launcher bin/synaxi-run
 // and a built bin/synaxi-noreread. The hook's command line is taken from
 // hooks.json (the PreToolUse and PostToolUse entries matching Read and
-// Bash), with ${CLAUDE_PLUGIN_ROOT} substituted, and spawned with a
-// PreToolUse JSON written to its stdin and its stdout and stderr read
-// through pipes, as Claude Code does. A session that has read -files files
-// is seeded first through the post hook (at least two per round, so every timed re-read is
-// a first re-read). Each round spawns, in a shuffled order: `sh -c true`
-// (the floor any command hook pays), the hook binary directly, the
-// hooks.json command line for a denied re-read and for an allowed Bash test
-// run, and with -floor an empty Go program (the floor any Go hook pays).
-// The report is Markdown on stdout: p50 and p99 wall time of each and
-// their ratio to the bare spawn's p50.
+// Bash), with ${CLAUDE_PLUGIN_ROOT} substituted, and spawned with the
+// hook's JSON written to its stdin and its stdout and stderr read through
+// pipes, as Claude Code does. A session that has read -files files is
+// seeded first through the post hook (at least two per round, so every
+// timed re-read is a first re-read). Each round spawns, in a shuffled
+// order: `sh -c true` (the floor any command hook pays), the hook binary
+// directly, the hooks.json command line for a denied re-read, for an
+// allowed Bash test run and for recording a first Read (PostToolUse), and
+// with -floor an empty Go program twice: alone (the floor any Go process
+// pays) and as the hooks.json command line runs it, through a copy of the
+// launcher in a plugin root of its own (the floor any Go hook launched the
+// way synaxi's are pays). The report is Markdown on stdout: p50 and p99
+// wall time of each, and the ratio of its p50 to the bare spawn's and to
+// the launched floor's.
 package main
 
 import (
@@ -217,8 +221,51 @@ func (w *row) pct(p float64) time.Duration {
 type report struct {
 	rounds, files int
 	bare          *row
+	floor         *row // the hooks.json line exec'ing an empty Go program; nil without -floor
 	rows          []*row
 	denied        int
+}
+
+// floorRoot is a plugin root beside the rig's whose hook is the empty
+// program: the same hooks.json line and launcher, exec'ing prog.
+func (r *rig) floorRoot(prog string) (hookCmd, error) {
+	root := filepath.Join(filepath.Dir(r.work), "floor-plugin")
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		return hookCmd{}, err
+	}
+	for _, f := range []struct{ from, to string }{
+		{filepath.Join(r.root, "bin", "synaxi-run"), filepath.Join(root, "bin", "synaxi-run")},
+		{prog, filepath.Join(root, "bin", "synaxi-noreread")},
+	} {
+		data, err := os.ReadFile(f.from)
+		if err != nil {
+			return hookCmd{}, fmt.Errorf("floor plugin: %w", err)
+		}
+		if err := os.WriteFile(f.to, data, 0o755); err != nil {
+			return hookCmd{}, fmt.Errorf("floor plugin: %w", err)
+		}
+	}
+	c := hookCmd{command: r.pre.command}
+	for _, a := range r.pre.args {
+		c.args = append(c.args, strings.ReplaceAll(a, r.root, root))
+	}
+	return c, nil
+}
+
+// fresh writes n files no hook has seen, for the PostToolUse row.
+func (r *rig) fresh(n int) ([]string, error) {
+	dir := filepath.Join(r.work, "fresh")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = filepath.Join(dir, fmt.Sprintf("new_%03d.go", i))
+		if err := os.WriteFile(paths[i], []byte(strings.Repeat("x := compute(y)\n", 200+i)), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
 }
 
 func bench(ctx context.Context, plugin, floor string, rounds, files int, progress io.Writer) (*report, error) {
@@ -237,17 +284,27 @@ func bench(ctx context.Context, plugin, floor string, rounds, files int, progres
 		return nil, err
 	}
 	bare := hookCmd{command: "sh", args: []string{"-c", "true"}}
-	order := []int{0, 1, 2, 3}
+	order := []int{0, 1, 2, 3, 4}
 	direct := hookCmd{command: filepath.Join(r.root, "bin", "synaxi-noreread"), args: []string{"pre"}}
 	rep := &report{rounds: rounds, files: files, bare: &row{name: "bare spawn: `sh -c true`"}}
 	rereadDirect := &row{name: "hook binary alone, PreToolUse Read re-read (denied)"}
 	rereadHook := &row{name: "hooks.json command line via the launcher, PreToolUse Read re-read (denied)"}
 	bashHook := &row{name: "hooks.json command line via the launcher, PreToolUse Bash test run (allowed)"}
-	rep.rows = []*row{rereadDirect, rereadHook, bashHook}
+	postHook := &row{name: "hooks.json command line via the launcher, PostToolUse Read of a new file (recorded)"}
+	rep.rows = []*row{rereadDirect, rereadHook, bashHook, postHook}
 	floorRow := &row{name: "an empty Go program (`func main() {}`)"}
+	var launched hookCmd
 	if floor != "" {
-		rep.rows = append([]*row{floorRow}, rep.rows...)
-		order = append(order, 4)
+		if launched, err = r.floorRoot(floor); err != nil {
+			return nil, err
+		}
+		rep.floor = &row{name: "the hooks.json command line via the launcher, exec'ing an empty Go program"}
+		rep.rows = append([]*row{floorRow, rep.floor}, rep.rows...)
+		order = append(order, 5, 6)
+	}
+	news, err := r.fresh(rounds + warmup)
+	if err != nil {
+		return nil, err
 	}
 
 	next := 0
@@ -283,8 +340,17 @@ func bench(ctx context.Context, plugin, floor string, rounds, files int, progres
 					err = errors.New("the hook answered a test run; it must allow it silently")
 				}
 			case 4:
+				d, out, err = r.spawn(ctx, r.post, r.postRead(news[i+warmup]))
+				to = postHook
+				if out != "" {
+					err = fmt.Errorf("the post hook answered a first read (stdout %q); it must record it silently", out)
+				}
+			case 5:
 				d, _, err = r.spawn(ctx, hookCmd{command: floor}, bash)
 				to = floorRow
+			case 6:
+				d, _, err = r.spawn(ctx, launched, bash)
+				to = rep.floor
 			}
 			if err != nil {
 				return nil, err
@@ -303,15 +369,36 @@ func bench(ctx context.Context, plugin, floor string, rounds, files int, progres
 	return rep, nil
 }
 
+// postRead is PostToolUse for a whole-file Read of path, with the tool's
+// response as Claude Code sends it (the content the model saw).
+func (r *rig) postRead(path string) []byte {
+	data, _ := os.ReadFile(path)
+	n := strings.Count(string(data), "\n")
+	raw, _ := json.Marshal(map[string]any{"session_id": "0b4c7d52-hookbench", "transcript_path": filepath.Join(r.work, "t.jsonl"),
+		"cwd": r.work, "permission_mode": "default", "hook_event_name": "PostToolUse", "tool_name": "Read",
+		"tool_input": map[string]any{"file_path": path}, "tool_use_id": "toolu_01HookBenchPost",
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": string(data),
+			"numLines": n, "startLine": 1, "totalLines": n}}})
+	return raw
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
 
 func (rep *report) write(w io.Writer) {
-	base := rep.bare.pct(0.5)
-	fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+	ratio := func(r, to *row) string { return fmt.Sprintf("%.2f×", float64(r.pct(0.5))/float64(to.pct(0.5))) }
+	if rep.floor == nil {
+		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+	} else {
+		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 | p50 ÷ launched floor p50 |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: |")
+	}
 	for _, r := range append([]*row{rep.bare}, rep.rows...) {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f× |\n", r.name, ms(r.pct(0.5)), ms(r.pct(0.99)),
-			float64(r.pct(0.5))/float64(base))
+		line := fmt.Sprintf("| %s | %s | %s | %s |", r.name, ms(r.pct(0.5)), ms(r.pct(0.99)), ratio(r, rep.bare))
+		if rep.floor != nil {
+			line += " " + ratio(r, rep.floor) + " |"
+		}
+		fmt.Fprintln(w, line)
 	}
 	fmt.Fprintf(w, "\n%d rounds (after 10 warm-up rounds), each spawning every row once in a shuffled order; "+
 		"the session had read %d files; %d re-reads were denied as expected.\n", rep.rounds, rep.files, rep.denied)
