@@ -43,46 +43,8 @@ var (
 	wcTotalRE  = regexp.MustCompile(`(\d+) total`)
 )
 
-// typedSince returns the latest user text the person typed and the calls
-// made since.
-func typedSince(v *fakeapi.View) (string, []fakeapi.Call) {
-	for i := len(v.Messages) - 1; i >= 0; i-- {
-		m := v.Messages[i]
-		if m.Role != "user" {
-			continue
-		}
-		var parts []string
-		for _, b := range m.Blocks {
-			if b.Type == "text" {
-				if t := fakeapi.StripReminders(b.Text); t != "" {
-					parts = append(parts, t)
-				}
-			}
-		}
-		if len(parts) == 0 {
-			continue
-		}
-		var since []fakeapi.Call
-		ids := map[string]bool{}
-		for _, m := range v.Messages[i+1:] {
-			for _, b := range m.Blocks {
-				if b.Type == "tool_use" {
-					ids[b.ID] = true
-				}
-			}
-		}
-		for _, c := range v.Calls() {
-			if ids[c.ID] {
-				since = append(since, c)
-			}
-		}
-		return strings.Join(parts, "\n"), since
-	}
-	return "", nil
-}
-
 func (a *personAgent) Respond(v *fakeapi.View) fakeapi.Reply {
-	typed, since := typedSince(v)
+	typed, since := v.TypedTurn()
 	wc := "wc -l " + filepath.Join(a.dir, "mods") + "/*.go"
 	ran := func(cmd string) (fakeapi.Call, bool) {
 		for _, c := range since {
@@ -211,7 +173,7 @@ func TestRoutedSessionWithPersonInTheLoop(t *testing.T) {
 		}
 		n := 0
 		for _, line := range typed {
-			if strings.Contains(string(r.Body), jsonText(line)) {
+			if strings.Contains(string(r.Body), fakeapi.JSONText(line)) {
 				n++
 			}
 		}
@@ -255,10 +217,4 @@ func TestRoutedSessionWithPersonInTheLoop(t *testing.T) {
 	t.Logf("%d requests after /compact; projected rows before %d, after %d, compaction passes %d; typed lines per request %v",
 		len(fake.MessagesRequests())-n, before, after, passed, seen)
 	assert.Greater(t, after, before, "requests after compaction are projected again")
-}
-
-// jsonText is s as it appears inside a JSON string.
-func jsonText(s string) string {
-	b := fmt.Sprintf("%q", s)
-	return strings.ReplaceAll(b[1:len(b)-1], `\"`, `"`)
 }

@@ -78,17 +78,30 @@ func (a *trimAgent) Respond(v *fakeapi.View) fakeapi.Reply {
 
 // submit types a line and makes sure it was sent: the client may still be
 // starting and leave it in the input box, so Enter is pressed again while
-// the box shows it.
+// the box (the screen's last prompt line; the history above it echoes
+// sent lines with the same prompt) shows it.
 func submit(term *tty, text string) {
 	term.t.Helper()
 	term.typeLine(text)
-	for range 10 {
-		time.Sleep(time.Second)
-		if !strings.Contains(term.screen(), "❯ "+text) {
+	for range 20 {
+		time.Sleep(500 * time.Millisecond)
+		if inputBox(term.screen()) != text {
 			return
 		}
 		term.key("Enter")
 	}
+}
+
+// inputBox is what the client's input box holds on screen: the text of
+// the last line that starts with its prompt.
+func inputBox(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(lines[i], "❯"); ok {
+			return strings.TrimSpace(rest)
+		}
+	}
+	return ""
 }
 
 func (a *trimAgent) carried() []seenCarried {
