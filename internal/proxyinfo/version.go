@@ -3,18 +3,23 @@ package proxyinfo
 import (
 	"regexp"
 	"strconv"
+	"sync"
 
 	"golang.org/x/mod/semver"
 )
 
 // describe matches a release version as the binaries carry it: a semver
 // tag, optionally followed by git describe's -N-gHASH and -dirty.
-var describe = regexp.MustCompile(`^(v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+?)?)(?:-(\d+)-g[0-9a-f]+)?(?:-dirty)?$`)
+// It is compiled on first use: the no-reread hook links this package and
+// pays every package's init on each call, but never compares versions.
+var describe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(v?\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+?)?)(?:-(\d+)-g[0-9a-f]+)?(?:-dirty)?$`)
+})
 
 // release splits v into its semver tag ("v" added) and the commits after
 // it; ok is false for what is not a release version ("dev", a bare commit).
 func release(v string) (tag string, after int, ok bool) {
-	m := describe.FindStringSubmatch(v)
+	m := describe().FindStringSubmatch(v)
 	if m == nil {
 		return "", 0, false
 	}

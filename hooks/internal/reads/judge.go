@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/synaxi/synaxi/internal/visibility"
 
@@ -20,10 +21,13 @@ type Decision struct {
 	Stop string
 }
 
-// fileState is a file as it is on disk now.
+// fileState is a file's identity on disk now: a change of content that
+// keeps all three (same size, mtime restored, written in place) is one the
+// hook cannot see, as before the inode was recorded.
 type fileState struct {
 	size    int64
 	mtimeNs int64
+	ino     uint64
 }
 
 func statFile(path string) (fileState, bool) {
@@ -31,7 +35,16 @@ func statFile(path string) (fileState, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return fileState{}, false
 	}
-	return fileState{fi.Size(), fi.ModTime().UnixNano()}, true
+	st := fileState{size: fi.Size(), mtimeNs: fi.ModTime().UnixNano()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st, true
+}
+
+// same reports whether the record was made of the file as it is now.
+func (r *FileRec) same(st fileState) bool {
+	return r.Size == st.size && r.MtimeNs == st.mtimeNs && r.Ino == st.ino
 }
 
 // request is one file read being judged.
@@ -43,6 +56,7 @@ type request struct {
 
 // verdict is the judgement of one request against its record.
 type verdict struct {
+	st       fileState // the file as judged
 	deniable bool
 	stale    bool // the record no longer matches the disk: forget it
 	tokens   int64
@@ -62,7 +76,7 @@ func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export, projecte
 		return verdict{}
 	}
 	st, ok := statFile(rq.path)
-	if !ok || st.size != rec.Size || st.mtimeNs != rec.MtimeNs {
+	if !ok || !rec.same(st) {
 		return verdict{stale: true}
 	}
 	if rq.viaTool && !rec.ViaTool {
@@ -93,7 +107,7 @@ func (s *Store) judge(rec *FileRec, rq request, vis *visibility.Export, projecte
 	if tokens < int64(s.Cfg.MinTokens) {
 		return verdict{}
 	}
-	return verdict{deniable: true, tokens: tokens, desc: describe(have, ix.count())}
+	return verdict{st: st, deniable: true, tokens: tokens, desc: describe(have, ix.count())}
 }
 
 // pick returns the bytes of the spans.

@@ -56,35 +56,33 @@ func (s *Store) postBash(in *hookio.Input, dir string) error {
 	return errors.Join(errs...)
 }
 
-// record adds a read of view to path's record, starting afresh when the
-// file changed since the last record (a pending grant goes with it).
+// record appends a read of view to the context's log (the fold merges it
+// into the file's record, or starts afresh when the file changed since, a
+// pending grant going with it), and compacts the log when it grew too big.
 func (s *Store) record(dir, path string, view shellread.View, viaTool bool) error {
-	return updateRec(recPath(dir, path), path, func(rec *FileRec) (*FileRec, error) {
-		st, ok := statFile(path)
-		if !ok {
-			return nil, nil
+	st, ok := statFile(path)
+	if !ok {
+		return forget(dir, path)
+	}
+	var spans []span
+	if view.Tail > 0 {
+		// The last lines depend on the file's length: count them.
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil
 		}
-		if rec == nil || rec.Size != st.size || rec.MtimeNs != st.mtimeNs {
-			rec = &FileRec{Size: st.size, MtimeNs: st.mtimeNs}
+		spans = resolve(view, indexLines(data).count())
+	} else {
+		for _, r := range view.Ranges {
+			spans = append(spans, span{max(r.Start, 1), r.End})
 		}
-		var spans []span
-		if view.Tail > 0 {
-			// The last lines depend on the file's length: count them.
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return rec, nil
-			}
-			spans = resolve(view, indexLines(data).count())
-		} else {
-			for _, r := range view.Ranges {
-				spans = append(spans, span{max(r.Start, 1), r.End})
-			}
-		}
-		rec.Spans = mergeOpen(append(rec.Spans, spans...))
-		rec.ViaTool = rec.ViaTool || viaTool
-		rec.At = s.Now()
-		return rec, nil
-	})
+	}
+	rec := FileRec{Size: st.size, MtimeNs: st.mtimeNs, Ino: st.ino, Spans: mergeOpen(spans), ViaTool: viaTool, At: s.Now()}
+	size, err := appendLog(dir, entry{op: opRead, path: path, rec: rec})
+	if err != nil || size <= compactAt {
+		return err
+	}
+	return compact(dir)
 }
 
 // mergeOpen merges spans whose end may be 0 ("to the end of the file").

@@ -7,6 +7,7 @@ import (
 
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/statefile"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
 )
@@ -81,29 +82,36 @@ func (s *Store) Pre(in *hookio.Input) (Decision, error) {
 // command that also shows something new passes whole).
 func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 	dir := Dir(s.Dirs, in.SessionID, in.AgentID)
-	files := make([]string, len(rqs))
-	recs := make([]*FileRec, len(rqs))
+	paths := make([]string, len(rqs))
 	for i, rq := range rqs {
-		files[i] = recPath(dir, rq.path)
-		if recs[i] = readRec(files[i], rq.path); recs[i] == nil {
+		paths[i] = rq.path
+	}
+	data, err := readLog(dir)
+	if err != nil || data == nil {
+		return Decision{}, nil // unreadable, or nothing read in this context
+	}
+	recs := fold(data, paths...)
+	for _, p := range paths {
+		if recs[p] == nil {
 			return Decision{}, nil // never read in this context
 		}
 	}
 	vis := s.visibilityFor(in.SessionID, in.AgentID)
 	projected := s.projected(in)
 	verdicts := make([]verdict, len(rqs))
-	all, stale := true, false
+	all := true
+	var stale []entry
 	for i, rq := range rqs {
-		verdicts[i] = s.judge(recs[i], rq, vis, projected)
+		verdicts[i] = s.judge(recs[rq.path], rq, vis, projected)
 		if verdicts[i].stale {
-			stale = true
-			if err := forget(dir, rq.path); err != nil {
-				return Decision{}, err
-			}
+			stale = append(stale, entry{op: opForget, path: rq.path})
 		}
 		all = all && verdicts[i].deniable
 	}
-	if stale {
+	if len(stale) > 0 {
+		if _, err := appendLog(dir, stale...); err != nil {
+			return Decision{}, err
+		}
 		if err := resetLoops(dir); err != nil {
 			return Decision{}, err
 		}
@@ -111,48 +119,57 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 	if !all {
 		return Decision{}, nil
 	}
+	return s.decide(in.SessionID, dir, rqs, verdicts)
+}
 
+// decide books a denial of deniable requests, or, when each holds a grant
+// already, the escape: it passes and its booking is refunded. It runs under
+// the log's lock, on the log as it is then, so parallel re-reads of a file
+// alternate deny, pass.
+func (s *Store) decide(session, dir string, rqs []request, verdicts []verdict) (Decision, error) {
 	var (
 		dec              Decision
 		booked, refunded int64
 		refunds          int64
 	)
-	err := withLocks(files, func() error {
-		cur := make([]*FileRec, len(rqs))
-		granted := true
+	err := statefile.WithLock(logPath(dir), func() error {
+		data, err := readLog(dir)
+		if err != nil {
+			return err
+		}
+		paths := make([]string, len(rqs))
 		for i, rq := range rqs {
-			cur[i] = readRec(files[i], rq.path)
-			if cur[i] == nil || cur[i].Size != recs[i].Size || cur[i].MtimeNs != recs[i].MtimeNs {
+			paths[i] = rq.path
+		}
+		cur := fold(data, paths...)
+		granted := true
+		for i, p := range paths {
+			if r := cur[p]; r == nil || !r.same(verdicts[i].st) {
 				return nil // changed under us: allow
 			}
-			granted = granted && cur[i].Grant != nil
+			granted = granted && cur[p].Grant != nil
 		}
-		if granted {
-			// The escape: the re-issued read passes and its booking is refunded.
-			for i, r := range cur {
+		var es []entry
+		var named []string
+		for i, p := range paths {
+			switch r := cur[p]; {
+			case granted:
+				// The escape: the re-issued read passes and its booking is refunded.
 				refunded += *r.Grant
 				refunds++
-				r.Grant = nil
-				if err := writeRec(files[i], r); err != nil {
-					return err
-				}
+				es = append(es, entry{op: opUsed, path: p})
+			case r.Grant == nil:
+				booked += verdicts[i].tokens
+				es = append(es, entry{op: opGrant, path: p, tokens: verdicts[i].tokens})
+				named = append(named, fmt.Sprintf("%s (%s)", p, verdicts[i].desc))
 			}
-			return nil
 		}
-		var named []string
-		for i, r := range cur {
-			if r.Grant != nil {
-				continue
-			}
-			tokens := verdicts[i].tokens
-			r.Grant = &tokens
-			if err := writeRec(files[i], r); err != nil {
-				return err
-			}
-			booked += tokens
-			named = append(named, fmt.Sprintf("%s (%s)", rqs[i].path, verdicts[i].desc))
+		if _, err := appendLog(dir, es...); err != nil {
+			return err
 		}
-		dec = Decision{Deny: true, Reason: denyReason(named, booked)}
+		if !granted {
+			dec = Decision{Deny: true, Reason: denyReason(named, booked)}
+		}
 		return nil
 	})
 	if err != nil {
@@ -160,13 +177,13 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 	}
 	switch {
 	case dec.Deny:
-		err = s.count(in.SessionID, func(c *ledger.Counters) {
+		err = s.count(session, func(c *ledger.Counters) {
 			c.Denials++
 			c.Blocked++
 			c.TokensSaved += booked
 		})
 	case refunds > 0:
-		err = s.count(in.SessionID, func(c *ledger.Counters) {
+		err = s.count(session, func(c *ledger.Counters) {
 			c.Refunds += refunds
 			c.Blocked -= refunds
 			c.TokensSaved -= refunded

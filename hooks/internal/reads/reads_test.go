@@ -437,16 +437,15 @@ func mustRead(t *testing.T, p string) []byte {
 	return data
 }
 
-// TestCorruptStateFailsOpen: a record or loops file that does not decode
-// (never written by us: writes are atomic) counts as no record, and the next
-// update replaces it.
+// TestCorruptStateFailsOpen: a log line that does not parse (a writer
+// killed mid-append, a file not written by us) counts as no record, and a
+// governor file that does not decode is replaced by the next update.
 func TestCorruptStateFailsOpen(t *testing.T) {
 	e := newEnv(t)
 	p := e.file("a.go", 100)
 	e.read(p, 0, 0)
 	dir := Dir(e.s.Dirs, e.sess, "")
-	rec := recPath(dir, p)
-	require.NoError(t, os.WriteFile(rec, []byte(`{"path":`), 0o600))
+	require.NoError(t, os.WriteFile(logPath(dir), []byte("r 1 2 3 t 4 1-0 \"/a.go\"\n{\"path\":\nr 5"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, governorName), []byte("not json"), 0o600))
 
 	denied, _ := e.read(p, 0, 0)
@@ -458,6 +457,30 @@ func TestCorruptStateFailsOpen(t *testing.T) {
 	c, err := e.s.Load(e.sess, "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, c.Governor.RunsOf("ls"), "the governor's file was replaced")
+	assert.Contains(t, c.Files, "/a.go", "the well-formed line before the damage still counts")
+}
+
+// TestOldRecordsIgnored: state written before the log (one f-*.json record
+// per file) is not trusted: such a file's re-read passes, is recorded in the
+// log, and a reset removes the old files.
+func TestOldRecordsIgnored(t *testing.T) {
+	e := newEnv(t)
+	p := e.file("a.go", 100)
+	dir := Dir(e.s.Dirs, e.sess, "")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	st, err := os.Stat(p)
+	require.NoError(t, err)
+	old := fmt.Sprintf(`{"path":%q,"size":%d,"mtime_ns":%d,"spans":[[1,0]],"via_tool":true,"at":"2026-12-01T10:00:00Z"}`, p, st.Size(), st.ModTime().UnixNano())
+	oldFile := filepath.Join(dir, "f-0123456789abcdef01234567.json")
+	require.NoError(t, os.WriteFile(oldFile, []byte(old), 0o600))
+
+	denied, _ := e.read(p, 0, 0)
+	assert.False(t, denied, "an old record does not deny")
+	denied, _ = e.read(p, 0, 0)
+	assert.True(t, denied, "the read was recorded in the log")
+	require.NoError(t, e.s.ResetSession(e.sess))
+	assert.NoFileExists(t, oldFile)
+	assert.NoFileExists(t, logPath(dir))
 }
 
 // TestProjectedContext: in a context the proxy may project, a re-read is

@@ -4,7 +4,7 @@
 // an escape grant, and the loop governor's state (govern.go).
 //
 // A re-read is denied only when all of these hold (docs/noreread.md): the path was
-// read in this context; it is unchanged on disk (size and mtime); the
+// read in this context; it is unchanged on disk (size, mtime and inode); the
 // requested lines lie within what was read; the proxy's visibility export
 // does not say the content was evicted, and in a context the proxy may
 // project (the worker, or every context with proxy.scope all, routed
@@ -16,25 +16,22 @@
 // so the agent can never deadlock.
 //
 // Layout: one directory per context under $XDG_STATE_HOME/synaxi/noreread/
-// (named by visibility.ContextKey), one small record file per file read
-// (named by a hash of its path) and loops.json for the loop breaker. A hook
-// call touches only the records of the files it names, so its cost does not
-// grow with how much the session has read, and parallel calls on different
-// files do not contend. Every update is a locked read-modify-write with an
-// atomic replace.
+// (named by visibility.ContextKey) holding reads.log, an append-only log of
+// the context's reads, grants and forgets (log.go), and governor.json for
+// the loop governor. Recording a read is one append without a lock; a
+// denial or refund is decided under the log's lock; the session's counters
+// are a locked read-modify-write with an atomic replace. Record files of
+// older versions (f-*.json) are ignored, which only allows their re-reads,
+// and removed when the context is reset.
 package reads
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -58,14 +55,15 @@ const BashOutputLimit = 30000
 
 // FileRec is what one context has read of one file.
 type FileRec struct {
-	Path    string    `json:"path"`
-	Size    int64     `json:"size"`
-	MtimeNs int64     `json:"mtime_ns"`
-	Spans   []span    `json:"spans"` // merged; an end of 0 means "to the end of the file"
-	ViaTool bool      `json:"via_tool,omitempty"`
-	At      time.Time `json:"at"`
+	Path    string
+	Size    int64
+	MtimeNs int64
+	Ino     uint64 // 0 when the system gives none
+	Spans   []span // merged; an end of 0 means "to the end of the file"
+	ViaTool bool
+	At      time.Time
 	// Grant is a pending escape: the tokens its denial booked.
-	Grant *int64 `json:"grant,omitempty"`
+	Grant *int64
 }
 
 // Context is a whole context's record, assembled for inspection and tests.
@@ -113,89 +111,17 @@ func Dir(d xdg.Dirs, session, agent string) string {
 	return d.StatePath("noreread", visibility.ContextKey(session, agent))
 }
 
-const recPrefix = "f-"
-
-// recPath is the record file of path inside a context directory.
-func recPath(dir, path string) string {
-	sum := sha256.Sum256([]byte(path))
-	return filepath.Join(dir, recPrefix+hex.EncodeToString(sum[:12])+".json")
-}
-
-// readRec loads a record without the lock (files are replaced atomically);
-// nil when there is none or it does not belong to path.
-func readRec(file, path string) *FileRec {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil
-	}
-	var r FileRec
-	if json.Unmarshal(data, &r) != nil || r.Path != path {
-		return nil
-	}
-	return &r
-}
-
-// updateRec is a locked read-modify-write of one record. fn gets nil when
-// there is none; returning nil from fn removes the record.
-func updateRec(file, path string, fn func(r *FileRec) (*FileRec, error)) error {
-	return statefile.WithLock(file, func() error {
-		cur := readRec(file, path)
-		next, err := fn(cur)
-		if err != nil {
-			if errors.Is(err, statefile.ErrSkip) {
-				return nil
-			}
-			return err
-		}
-		if next == nil {
-			if cur == nil {
-				return nil
-			}
-			if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("forget %s: %w", path, err)
-			}
-			return nil
-		}
-		next.Path = path
-		return writeRec(file, next)
-	})
-}
-
-// writeRec replaces a record; the caller holds its lock. Hook state is
-// written without fsync (statefile.NoSync): losing the latest record to a
-// power cut costs one allowed re-read.
-func writeRec(file string, r *FileRec) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", file, err)
-	}
-	return statefile.WriteBytes(file, data, statefile.NoSync)
-}
-
-// withLocks runs fn holding the locks of files, taken in sorted order so
-// two hooks never deadlock.
-func withLocks(files []string, fn func() error) error {
-	sorted := append([]string(nil), files...)
-	sort.Strings(sorted)
-	var lock func(i int) error
-	lock = func(i int) error {
-		if i == len(sorted) {
-			return fn()
-		}
-		if i > 0 && sorted[i] == sorted[i-1] {
-			return lock(i + 1)
-		}
-		return statefile.WithLock(sorted[i], func() error { return lock(i + 1) })
-	}
-	return lock(0)
-}
+// oldPrefix names the per-file record files of versions before the log.
+const oldPrefix = "f-"
 
 // forget drops a file's record.
 func forget(dir, path string) error {
-	return updateRec(recPath(dir, path), path, func(*FileRec) (*FileRec, error) { return nil, nil })
+	_, err := appendLog(dir, entry{op: opForget, path: path})
+	return err
 }
 
-// forgetAll drops every record of a context.
+// forgetAll drops every record of a context: its log, and record files an
+// older version left.
 func forgetAll(dir string) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -207,7 +133,7 @@ func forgetAll(dir string) error {
 	var errs []error
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasPrefix(n, recPrefix) && strings.HasSuffix(n, ".json") {
+		if n == logName || strings.HasPrefix(n, oldPrefix) && strings.HasSuffix(n, ".json") {
 			if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				errs = append(errs, err)
 			}
@@ -219,23 +145,15 @@ func forgetAll(dir string) error {
 // Load assembles a context's records.
 func (s *Store) Load(session, agent string) (*Context, error) {
 	dir := Dir(s.Dirs, session, agent)
-	entries, err := os.ReadDir(dir)
+	if _, err := os.Stat(dir); err != nil {
+		return nil, err
+	}
+	data, err := readLog(dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &Context{Files: map[string]*FileRec{}}
-	for _, e := range entries {
-		n := e.Name()
-		switch {
-		case n == governorName:
-			_ = statefile.ReadJSON(filepath.Join(dir, n), &c.Governor)
-		case strings.HasPrefix(n, recPrefix) && strings.HasSuffix(n, ".json"):
-			var r FileRec
-			if statefile.ReadJSON(filepath.Join(dir, n), &r) == nil {
-				c.Files[r.Path] = &r
-			}
-		}
-	}
+	c := &Context{Files: fold(data)}
+	_ = statefile.ReadJSON(filepath.Join(dir, governorName), &c.Governor)
 	return c, nil
 }
 
@@ -272,7 +190,16 @@ func (s *Store) ResetSession(session string) error {
 	return errors.Join(errs...)
 }
 
-// Prune removes contexts not updated for longer than age.
+// Prune removes contexts not updated for longer than age. An append does
+// not touch its directory's mtime, so a context whose log is younger stays.
 func (s *Store) Prune(age time.Duration) {
-	statefile.PruneStale(s.Dirs.StatePath("noreread"), age, s.Now(), fs.DirEntry.IsDir)
+	cutoff := s.Now().Add(-age)
+	root := s.Dirs.StatePath("noreread")
+	statefile.PruneStale(root, age, s.Now(), func(e fs.DirEntry) bool {
+		if !e.IsDir() {
+			return false
+		}
+		fi, err := os.Stat(logPath(filepath.Join(root, e.Name())))
+		return err != nil || fi.ModTime().Before(cutoff)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // inf stands for "to the end of the file" inside range arithmetic.
@@ -299,7 +300,13 @@ func parseHeadTail(args []token, tail bool) (selection, []token, bool) {
 	}
 }
 
-var sedCmd = regexp.MustCompile(`^(\d+|\$)(?:\s*,\s*(\d+|\$|\+\d+))?\s*([pq])$`)
+// The regular expressions are compiled on first use, not at start-up:
+// every hook call pays a package's init, and most never look at sed or awk.
+var sedCmd = lazyRegexp(`^(\d+|\$)(?:\s*,\s*(\d+|\$|\+\d+))?\s*([pq])$`)
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 func parseSed(args []token) (selection, []token, bool) {
 	flags, ops := operands(args, sedValues)
@@ -328,7 +335,7 @@ func parseSed(args []token) (selection, []token, bool) {
 	quit := 0
 	for _, sc := range scripts {
 		for _, part := range strings.FieldsFunc(sc, func(r rune) bool { return r == ';' || r == '\n' }) {
-			m := sedCmd.FindStringSubmatch(strings.TrimSpace(part))
+			m := sedCmd().FindStringSubmatch(strings.TrimSpace(part))
 			if m == nil {
 				return selection{}, nil, false
 			}
@@ -400,9 +407,9 @@ func clip(rs []Range, n int) []Range {
 }
 
 var (
-	awkCond   = regexp.MustCompile(`^\(?\s*F?NR\s*(==|>=|<=|>|<)\s*(\d+)\s*\)?$`)
-	awkPrint  = regexp.MustCompile(`^print(\s+.*)?$`)
-	awkFields = regexp.MustCompile(`\$[1-9A-Za-z(]`)
+	awkCond   = lazyRegexp(`^\(?\s*F?NR\s*(==|>=|<=|>|<)\s*(\d+)\s*\)?$`)
+	awkPrint  = lazyRegexp(`^print(\s+.*)?$`)
+	awkFields = lazyRegexp(`\$[1-9A-Za-z(]`)
 )
 
 func parseAwk(args []token) (selection, []token, bool) {
@@ -425,7 +432,7 @@ func parseAwk(args []token) (selection, []token, bool) {
 	}
 	action = strings.TrimSpace(strings.TrimSuffix(action, ";"))
 	if action != "" {
-		if !awkPrint.MatchString(action) || strings.Contains(action, ";") || awkFields.MatchString(action) ||
+		if !awkPrint().MatchString(action) || strings.Contains(action, ";") || awkFields().MatchString(action) ||
 			action != "print" && !strings.Contains(action, "$0") {
 			return selection{}, nil, false
 		}
@@ -435,7 +442,7 @@ func parseAwk(args []token) (selection, []token, bool) {
 	}
 	// Range pattern: NR==a,NR==b.
 	if a, b, ok := strings.Cut(pattern, ","); ok {
-		ma, mb := awkCond.FindStringSubmatch(strings.TrimSpace(a)), awkCond.FindStringSubmatch(strings.TrimSpace(b))
+		ma, mb := awkCond().FindStringSubmatch(strings.TrimSpace(a)), awkCond().FindStringSubmatch(strings.TrimSpace(b))
 		if ma == nil || mb == nil || ma[1] != "==" || mb[1] != "==" {
 			return selection{}, nil, false
 		}
@@ -448,7 +455,7 @@ func parseAwk(args []token) (selection, []token, bool) {
 	}
 	lo, hi := 1, inf
 	for _, c := range strings.Split(pattern, "&&") {
-		m := awkCond.FindStringSubmatch(strings.TrimSpace(c))
+		m := awkCond().FindStringSubmatch(strings.TrimSpace(c))
 		if m == nil {
 			return selection{}, nil, false
 		}
