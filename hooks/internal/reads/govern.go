@@ -1,16 +1,12 @@
 package reads
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
-	"github.com/synaxi/synaxi/internal/statefile"
 	"github.com/synaxi/synaxi/internal/transcript"
 
 	"github.com/synaxi/synaxi/hooks/internal/shellread"
@@ -43,13 +39,13 @@ func (s *Store) Govern(in *hookio.Input) (governor.Fire, bool, error) {
 		ok   bool
 	)
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
-	err := statefile.Update(file, func(st *governor.State) error {
+	err := updateGovernor(file, true, func(st *governor.State) bool {
 		fire, ok = st.Observe(c, s.Thresholds())
 		if ok && s.Mode == governor.On {
 			st.Held = &fire
 		}
-		return nil
-	}, statefile.NoSync)
+		return true
+	})
 	if err != nil || !ok {
 		return fire, ok, err
 	}
@@ -125,19 +121,18 @@ func (s *Store) preHeld(in *hookio.Input) (Decision, error) {
 		return Decision{}, nil
 	}
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
-	var st governor.State
-	if statefile.ReadJSON(file, &st) != nil || st.Held == nil {
+	if st, err := readGovernor(file); err != nil || st.Held == nil {
 		return Decision{}, nil
 	}
 	var dec Decision
-	err := statefile.Update(file, func(st *governor.State) error {
+	err := updateGovernor(file, false, func(st *governor.State) bool {
 		if st.Held == nil {
-			return statefile.ErrSkip
+			return false
 		}
 		dec = Decision{Deny: true, Reason: st.Held.Directive(), Stop: st.Held.StopReason()}
 		st.Held = nil
-		return nil
-	}, statefile.NoSync)
+		return true
+	})
 	return dec, err
 }
 
@@ -150,29 +145,21 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 		return Decision{}, nil
 	}
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
-	var st governor.State
-	if err := statefile.ReadJSON(file, &st); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return Decision{}, nil
-		}
-		return Decision{}, nil // unreadable: allow; the next post replaces it
-	}
-	if st.RunsOf(cmd) < n {
-		return Decision{}, nil
+	if st, err := readGovernor(file); err != nil || st.RunsOf(cmd) < n {
+		return Decision{}, nil // none, unreadable (the next post replaces it), or no loop
 	}
 	var dec Decision
-	err := statefile.Update(file, func(st *governor.State) error {
-		dec = Decision{}
+	err := updateGovernor(file, false, func(st *governor.State) bool {
 		deny, runs := st.Attempt(cmd, n)
 		if runs < n {
-			return statefile.ErrSkip
+			return false
 		}
 		if deny {
 			f := governor.Fire{Rule: governor.Repeat, Count: runs, Subject: governor.Normalize(cmd)}
 			dec = Decision{Deny: true, Reason: f.Directive() + " Re-issuing it once more is allowed."}
 		}
-		return nil
-	}, statefile.NoSync)
+		return true
+	})
 	if err != nil || !dec.Deny {
 		return dec, err
 	}
@@ -183,14 +170,5 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 // did not see (a file changed behind the agent's back, compaction): a
 // repeat then is verification, not a loop.
 func resetLoops(dir string) error {
-	file := filepath.Join(dir, governorName)
-	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return statefile.Update(file, func(st *governor.State) error {
-		if !st.Forget() {
-			return statefile.ErrSkip
-		}
-		return nil
-	}, statefile.NoSync)
+	return updateGovernor(filepath.Join(dir, governorName), false, (*governor.State).Forget)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,4 +55,38 @@ func TestGovernStall(t *testing.T) {
 			assert.Equal(t, []int{governor.Defaults.StallCalls}, fired, "once, when the streak reaches the threshold and the context grew by 60k")
 		})
 	}
+}
+
+// TestGovernorConcurrentUpdates: the governor's file is updated in place
+// under its lock, so parallel post hooks lose no observation, and a file
+// left torn by a killed writer counts as a fresh state.
+func TestGovernorConcurrentUpdates(t *testing.T) {
+	e := newEnv(t)
+	const n = 16
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			in := e.input("PostToolUse", "Bash", map[string]any{"command": fmt.Sprintf("echo %d", i)}, map[string]any{"stdout": "x"})
+			_, _, err := e.s.Govern(in)
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	c, err := e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	for i := range n {
+		assert.Equal(t, 1, c.Governor.RunsOf(fmt.Sprintf("echo %d", i)), "run %d", i)
+	}
+
+	file := filepath.Join(Dir(e.s.Dirs, e.sess, ""), governorName)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(file, data[:len(data)/2], 0o600))
+	_, err = readGovernor(file)
+	require.Error(t, err)
+	e.post(e.input("PostToolUse", "Bash", map[string]any{"command": "echo 0"}, map[string]any{"stdout": "x"}))
+	c, err = e.s.Load(e.sess, "")
+	require.NoError(t, err)
+	assert.Equal(t, 1, c.Governor.RunsOf("echo 0"), "started afresh")
+	assert.Equal(t, 0, c.Governor.RunsOf("echo 1"))
 }

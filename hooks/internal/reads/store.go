@@ -18,9 +18,10 @@
 // Layout: one directory per context under $XDG_STATE_HOME/synaxi/noreread/
 // (named by visibility.ContextKey) holding reads.log, an append-only log of
 // the context's reads, grants and forgets (log.go), and governor.json for
-// the loop governor. Recording a read is one append without a lock; a
-// denial or refund is decided under the log's lock; the session's counters
-// are a locked read-modify-write with an atomic replace. Record files of
+// the loop governor, updated in place under its own flock (govfile.go).
+// Recording a read is one append without a lock; a denial or refund is
+// decided under the log's lock; the session's counters are a locked
+// read-modify-write with an atomic replace. Record files of
 // older versions (f-*.json) are ignored, which only allows their re-reads,
 // and removed when the context is reset.
 package reads
@@ -153,7 +154,7 @@ func (s *Store) Load(session, agent string) (*Context, error) {
 		return nil, err
 	}
 	c := &Context{Files: fold(data)}
-	_ = statefile.ReadJSON(filepath.Join(dir, governorName), &c.Governor)
+	c.Governor, _ = readGovernor(filepath.Join(dir, governorName))
 	return c, nil
 }
 
