@@ -318,14 +318,20 @@ func deref(s *string) string {
 	return *s
 }
 
-// tailWindow is how much of a transcript's end LastPromptTokens reads.
-const tailWindow = 256 << 10
+// tailWindow is how much of a transcript's end LastPromptTokens reads at
+// most; tailFirst is what it reads first, which holds the latest assistant
+// record unless that record or the lines after it are large.
+const (
+	tailWindow = 256 << 10
+	tailFirst  = 16 << 10
+)
 
 // LastPromptTokens is the prompt size (uncached input, cache reads and
 // cache writes) of the last assistant record within the last 256 KiB of a
 // transcript: the context the latest request sent. It reads only the file's
-// end, so its cost does not grow with the session; 0 when no assistant
-// record with usage is there.
+// end, so its cost does not grow with the session (the last 16 KiB first,
+// as a hook calls it on every tool call); 0 when no assistant record with
+// usage is there.
 func LastPromptTokens(path string) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -336,17 +342,30 @@ func LastPromptTokens(path string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("stat transcript: %w", err)
 	}
-	off := max(st.Size()-tailWindow, 0)
-	buf := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return 0, fmt.Errorf("read transcript: %w", err)
-	}
-	lines := bytes.Split(buf, []byte{'\n'})
-	for i := len(lines) - 1; i >= 0; i-- {
-		if i == 0 && off > 0 {
-			break // cut by the window
+	for _, w := range []int64{tailFirst, tailWindow} {
+		off := max(st.Size()-w, 0)
+		buf := make([]byte, st.Size()-off)
+		if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("read transcript: %w", err)
 		}
-		l := lines[i]
+		if n, ok := lastPrompt(buf, off > 0); ok || off == 0 {
+			return n, nil
+		}
+	}
+	return 0, nil
+}
+
+// lastPrompt finds the last assistant record with usage in buf, scanning
+// lines from the end; cut says buf's first line is cut by the window, so
+// it is not read.
+func lastPrompt(buf []byte, cut bool) (int64, bool) {
+	for end := len(buf); end > 0; {
+		start := bytes.LastIndexByte(buf[:end], '\n') + 1
+		if start == 0 && cut {
+			return 0, false
+		}
+		l := buf[start:end]
+		end = start - 1
 		if !bytes.Contains(l, []byte(`"assistant"`)) || !bytes.Contains(l, []byte(`"usage"`)) {
 			continue
 		}
@@ -357,8 +376,8 @@ func LastPromptTokens(path string) (int64, error) {
 			} `json:"message"`
 		}
 		if json.Unmarshal(l, &rec) == nil && rec.Type == TypeAssistant && rec.Message.Usage != nil {
-			return rec.Message.Usage.PromptTokens(), nil
+			return rec.Message.Usage.PromptTokens(), true
 		}
 	}
-	return 0, nil
+	return 0, false
 }

@@ -517,6 +517,20 @@ func TestLastPromptTokens(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, n, "none within the window")
 
+	// Past the first window, within the whole one; and a record cut by the
+	// first window is read whole from the second.
+	mid := strings.Repeat(`{"type":"user","message":{"role":"user","content":"`+strings.Repeat("y", 1000)+`"}}`+"\n", 40)
+	require.NoError(t, os.WriteFile(path, []byte(lines+mid), 0o600))
+	n, err = LastPromptTokens(path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(308), n)
+	long := `{"type":"assistant","message":{"role":"assistant","content":"` + strings.Repeat("z", 20000) +
+		`","usage":{"input_tokens":9,"cache_read_input_tokens":1,"cache_creation_input_tokens":0}}}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(lines+long), 0o600))
+	n, err = LastPromptTokens(path)
+	require.NoError(t, err)
+	assert.Equal(t, int64(10), n)
+
 	_, err = LastPromptTokens(filepath.Join(dir, "missing.jsonl"))
 	assert.Error(t, err)
 }

@@ -8,8 +8,8 @@
 // hooks.json (the PreToolUse and PostToolUse entries matching Read and
 // Bash), with ${CLAUDE_PLUGIN_ROOT} substituted, and spawned with the
 // hook's JSON written to its stdin and its stdout and stderr read through
-// pipes, as Claude Code does. A session that has read -files files is
-// seeded first through the post hook (at least two per round, so every
+// pipes, as Claude Code does, for a session with a 1 MB transcript. A
+// session that has read -files files is seeded first through the post hook (at least two per round, so every
 // timed re-read is a first re-read). Each round spawns, in a shuffled
 // order: `sh -c true` (the floor any command hook pays), the hook binary
 // directly, the hooks.json command line for a denied re-read, for an
@@ -148,6 +148,10 @@ func newRig(plugin string) (*rig, func(), error) {
 		cleanup()
 		return nil, nil, err
 	}
+	if err := writeTranscript(filepath.Join(r.work, "t.jsonl")); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "HOME" || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "SYNAXI_") || strings.HasPrefix(k, "CLAUDE") {
@@ -158,6 +162,20 @@ func newRig(plugin string) (*rig, func(), error) {
 	r.env = append(r.env, "HOME="+filepath.Join(tmp, "home"), "XDG_STATE_HOME="+filepath.Join(tmp, "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(tmp, "config"), "CLAUDE_PLUGIN_ROOT="+root, "CLAUDECODE=1")
 	return r, cleanup, nil
+}
+
+// writeTranscript writes the session's transcript, which the post hook
+// reads the end of (the governor's context size): about 1 MB of turns, each
+// an assistant record with usage and a tool call, then its tool result.
+func writeTranscript(path string) error {
+	var b strings.Builder
+	result := strings.Repeat("\tif err := run(ctx); err != nil { return err }\n", 120)
+	for i := range 150 {
+		fmt.Fprintf(&b, `{"type":"assistant","uuid":"a%d","message":{"role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"/w/f%d.go"}}],"usage":{"input_tokens":3,"cache_read_input_tokens":%d,"cache_creation_input_tokens":900,"output_tokens":120}}}`+"\n", i, i, i, 20000+i*700)
+		raw, _ := json.Marshal(result)
+		fmt.Fprintf(&b, `{"type":"user","uuid":"u%d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":%s}]}}`+"\n", i, i, raw)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // input is a hook's stdin as Claude Code writes it.
