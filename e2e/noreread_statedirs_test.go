@@ -85,7 +85,7 @@ func TestNoRereadStateDirsDiffer(t *testing.T) {
 	exports, _ := filepath.Glob(filepath.Join(proxyState, "synaxi", "visibility", "*.json"))
 	assert.NotEmpty(t, exports, "the proxy wrote its exports under its own XDG_STATE_HOME")
 	assert.NoDirExists(t, filepath.Join(e.StateDir(), "visibility"))
-	records, _ := filepath.Glob(filepath.Join(e.StateDir(), "noreread", "*", "f-*.json"))
+	records, _ := filepath.Glob(filepath.Join(e.StateDir(), "noreread", "*", "reads.log"))
 	assert.NotEmpty(t, records, "the no-reread hook ran and recorded the worker's reads")
 	counters, _ := filepath.Glob(filepath.Join(e.StateDir(), "sessions", "*", "noreread.json"))
 	for _, p := range counters {

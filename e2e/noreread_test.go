@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,18 +134,34 @@ func readSessionRecord(t *testing.T, e *claudecli.Env, sess string) map[string]a
 }
 
 // recorded lists the files the no-reread hook holds as read in a session's
-// main context (one record file per path: noreread/<context>/f-*.json).
+// main context: the paths of its log's read lines (noreread/<context>/
+// reads.log, docs/noreread.md), less those forgotten since.
 func recorded(t *testing.T, e *claudecli.Env, sess string) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(e.StateDir(), "noreread", visibility.ContextKey(sess, ""), "f-*.json"))
+	data, err := os.ReadFile(filepath.Join(e.StateDir(), "noreread", visibility.ContextKey(sess, ""), "reads.log"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	require.NoError(t, err)
+	held := map[string]bool{}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line == "X" {
+			clear(held)
+			continue
+		}
+		i := strings.Index(line, ` "`)
+		if i < 0 || line[0] != 'r' && line[0] != 'x' {
+			continue
+		}
+		p, err := strconv.Unquote(line[i+1:])
+		require.NoError(t, err, line)
+		held[p] = line[0] == 'r'
+	}
 	var paths []string
-	for _, f := range files {
-		var rec struct{ Path string }
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(data, &rec))
-		paths = append(paths, rec.Path)
+	for p, ok := range held {
+		if ok {
+			paths = append(paths, p)
+		}
 	}
 	return paths
 }
