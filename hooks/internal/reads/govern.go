@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tidwall/gjson"
+
 	"github.com/synaxi/synaxi/internal/governor"
 	"github.com/synaxi/synaxi/internal/hookio"
 	"github.com/synaxi/synaxi/internal/ledger"
@@ -121,7 +123,7 @@ func (s *Store) preHeld(in *hookio.Input) (Decision, error) {
 		return Decision{}, nil
 	}
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
-	if st, err := readGovernor(file); err != nil || st.Held == nil {
+	if data, err := readGovernorBytes(file); err != nil || !gjson.GetBytes(data, "held").IsObject() {
 		return Decision{}, nil
 	}
 	var dec Decision
@@ -145,7 +147,9 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 		return Decision{}, nil
 	}
 	file := filepath.Join(Dir(s.Dirs, in.SessionID, in.AgentID), governorName)
-	if st, err := readGovernor(file); err != nil || st.RunsOf(cmd) < n {
+	// The command's runs, looked up without decoding the whole state (the
+	// key is hex); a file that does not parse gives 0: no loop.
+	if data, err := readGovernorBytes(file); err != nil || gjson.GetBytes(data, "runs."+governor.Key(cmd)+".count").Int() < int64(n) {
 		return Decision{}, nil // none, unreadable (the next post replaces it), or no loop
 	}
 	var dec Decision

@@ -1,7 +1,6 @@
 package reads
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,23 +24,34 @@ import (
 // readGovernor loads a context's governor state; errors.Is(err,
 // fs.ErrNotExist) when there is none.
 func readGovernor(file string) (governor.State, error) {
-	var st governor.State
+	data, err := readGovernorBytes(file)
+	if err != nil {
+		return governor.State{}, err
+	}
+	st, err := decodeState(data)
+	if err != nil {
+		return st, fmt.Errorf("decode %s: %w", file, err)
+	}
+	return st, nil
+}
+
+// readGovernorBytes reads the governor's file under the shared lock; the
+// pre hook looks up the one value it needs in it (gjson) rather than
+// decoding the whole state.
+func readGovernorBytes(file string) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return st, err
+		return nil, err
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
-		return st, fmt.Errorf("lock %s: %w", file, err)
+		return nil, fmt.Errorf("lock %s: %w", file, err)
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
-		return st, fmt.Errorf("read %s: %w", file, err)
+		return nil, fmt.Errorf("read %s: %w", file, err)
 	}
-	if err := json.Unmarshal(data, &st); err != nil {
-		return governor.State{}, fmt.Errorf("decode %s: %w", file, err)
-	}
-	return st, nil
+	return data, nil
 }
 
 // updateGovernor applies fn to a context's governor state under the file's
@@ -73,13 +83,13 @@ func updateGovernor(file string, create bool, fn func(st *governor.State) bool) 
 		return fmt.Errorf("read %s: %w", file, err)
 	}
 	var st governor.State
-	if len(data) > 0 && json.Unmarshal(data, &st) != nil {
-		st = governor.State{} // torn or foreign: start afresh
+	if len(data) > 0 {
+		st, _ = decodeState(data) // torn or foreign: start afresh
 	}
 	if !fn(&st) {
 		return nil
 	}
-	out, err := json.Marshal(&st)
+	out, err := encodeState(&st)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", file, err)
 	}
