@@ -186,8 +186,12 @@ func (r *rig) input(event, tool string, toolInput map[string]any) []byte {
 	return raw
 }
 
-// spawn runs one process with stdin and returns its wall time and stdout.
-func (r *rig) spawn(ctx context.Context, c hookCmd, stdin []byte) (time.Duration, string, error) {
+// sample is one spawn's wall time and CPU time (user and system, of the
+// process and what it exec'd: the launcher's sh and the hook it became).
+type sample struct{ wall, cpu time.Duration }
+
+// spawn runs one process with stdin and returns its times and stdout.
+func (r *rig) spawn(ctx context.Context, c hookCmd, stdin []byte) (sample, string, error) {
 	cmd := exec.CommandContext(ctx, c.command, c.args...)
 	cmd.Env, cmd.Dir = r.env, r.work
 	cmd.Stdin = bytes.NewReader(stdin)
@@ -195,10 +199,11 @@ func (r *rig) spawn(ctx context.Context, c hookCmd, stdin []byte) (time.Duration
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	err := cmd.Run()
-	d := time.Since(start)
+	d := sample{wall: time.Since(start)}
 	if err != nil {
 		return d, "", fmt.Errorf("%s %s: %w: %s", c.command, strings.Join(c.args, " "), err, errb.Bytes())
 	}
+	d.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return d, out.String(), nil
 }
 
@@ -227,13 +232,25 @@ func (r *rig) seed(ctx context.Context, n int) ([]string, error) {
 // row is one measured kind of spawn.
 type row struct {
 	name string
-	durs []time.Duration
+	durs []sample
 }
 
 func (w *row) pct(p float64) time.Duration {
-	s := slices.Clone(w.durs)
+	s := make([]time.Duration, len(w.durs))
+	for i, d := range w.durs {
+		s[i] = d.wall
+	}
 	slices.Sort(s)
 	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// cpu is the mean CPU time of a spawn.
+func (w *row) cpu() time.Duration {
+	var sum time.Duration
+	for _, d := range w.durs {
+		sum += d.cpu
+	}
+	return sum / time.Duration(len(w.durs))
 }
 
 type report struct {
@@ -336,7 +353,7 @@ func bench(ctx context.Context, plugin, floor string, rounds, files int, progres
 		rand.Shuffle(len(order), func(a, b int) { order[a], order[b] = order[b], order[a] })
 		for _, k := range order {
 			var (
-				d   time.Duration
+				d   sample
 				out string
 				err error
 				to  *row
@@ -403,21 +420,28 @@ func (r *rig) postRead(path string) []byte {
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
 
 func (rep *report) write(w io.Writer) {
-	ratio := func(r, to *row) string { return fmt.Sprintf("%.2f×", float64(r.pct(0.5))/float64(to.pct(0.5))) }
+	ratio := func(a, b time.Duration) string { return fmt.Sprintf("%.2f×", float64(a)/float64(b)) }
+	p50 := func(r *row) time.Duration { return r.pct(0.5) }
+	cpu := (*row).cpu
 	if rep.floor == nil {
-		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 |")
-		fmt.Fprintln(w, "| --- | ---: | ---: | ---: |")
+		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 | CPU ms (mean) | CPU ÷ bare CPU |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
 	} else {
-		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 | p50 ÷ launched floor p50 |")
-		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: |")
+		fmt.Fprintln(w, "| spawn | p50 ms | p99 ms | p50 ÷ bare p50 | p50 ÷ launched floor p50 | CPU ms (mean) | CPU ÷ bare CPU | CPU ÷ launched floor CPU |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	}
 	for _, r := range append([]*row{rep.bare}, rep.rows...) {
-		line := fmt.Sprintf("| %s | %s | %s | %s |", r.name, ms(r.pct(0.5)), ms(r.pct(0.99)), ratio(r, rep.bare))
+		cols := []string{r.name, ms(p50(r)), ms(r.pct(0.99)), ratio(p50(r), p50(rep.bare))}
 		if rep.floor != nil {
-			line += " " + ratio(r, rep.floor) + " |"
+			cols = append(cols, ratio(p50(r), p50(rep.floor)))
 		}
-		fmt.Fprintln(w, line)
+		cols = append(cols, ms(cpu(r)), ratio(cpu(r), cpu(rep.bare)))
+		if rep.floor != nil {
+			cols = append(cols, ratio(cpu(r), cpu(rep.floor)))
+		}
+		fmt.Fprintf(w, "| %s |\n", strings.Join(cols, " | "))
 	}
 	fmt.Fprintf(w, "\n%d rounds (after 10 warm-up rounds), each spawning every row once in a shuffled order; "+
-		"the session had read %d files; %d re-reads were denied as expected.\n", rep.rounds, rep.files, rep.denied)
+		"the session had read %d files; %d re-reads were denied as expected. CPU is user plus system time of the "+
+		"spawned process (with what it exec'd), which a loaded machine inflates far less than wall time.\n", rep.rounds, rep.files, rep.denied)
 }
