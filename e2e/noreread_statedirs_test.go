@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
 	"github.com/synaxi/synaxi/internal/ledger"
+	"github.com/synaxi/synaxi/internal/xdg"
 )
 
 // TestNoRereadStateDirsDiffer runs the survey task as the plugin's worker
@@ -87,12 +90,13 @@ func TestNoRereadStateDirsDiffer(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(e.StateDir(), "visibility"))
 	records, _ := filepath.Glob(filepath.Join(e.StateDir(), "noreread", "*", "reads.log"))
 	assert.NotEmpty(t, records, "the no-reread hook ran and recorded the worker's reads")
-	counters, _ := filepath.Glob(filepath.Join(e.StateDir(), "sessions", "*", "noreread.json"))
-	for _, p := range counters {
-		data, err := os.ReadFile(p)
+	sessions, _ := filepath.Glob(filepath.Join(e.StateDir(), "sessions", "*"))
+	for _, p := range sessions {
+		c, err := ledger.ReadCounters(xdg.Dirs{State: e.StateDir()}, filepath.Base(p)) // session ids are UUIDs: their own safe names
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // nothing counted
+		}
 		require.NoError(t, err)
-		var c ledger.Counters
-		require.NoError(t, json.Unmarshal(data, &c))
 		assert.Zero(t, c.Denials, "no denial was counted")
 	}
 }

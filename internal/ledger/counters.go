@@ -1,8 +1,14 @@
 package ledger
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/synaxi/synaxi/internal/statefile"
@@ -13,6 +19,12 @@ import (
 // the status line and `synaxi savings` read them without parsing anything.
 // They are estimates of what denied re-reads would have cost, kept apart
 // from the measured rows of the ledger proper.
+//
+// They live in two files beside each other: noreread.json, the document
+// (the governor's fires, rare, by a locked read-modify-write), and
+// noreread.log, the counts a denial, a refund or a broken loop adds, one
+// line each (AddCounts), appended without a lock on the hook's hot path.
+// ReadCounters adds the log's lines to the document.
 type Counters struct {
 	V       int       `json:"v"`
 	Session string    `json:"session"`
@@ -64,14 +76,91 @@ func CountersPath(d xdg.Dirs, session string) string {
 	return d.StatePath("sessions", statefile.SafeName(session), "noreread.json")
 }
 
-// ReadCounters loads a session's counters; errors.Is(err, fs.ErrNotExist)
-// when the hook has counted nothing for it.
+// CountsPath is a session's log of counts (AddCounts).
+func CountsPath(d xdg.Dirs, session string) string {
+	return d.StatePath("sessions", statefile.SafeName(session), "noreread.log")
+}
+
+// ReadCounters loads a session's counters, the log's counts added;
+// errors.Is(err, fs.ErrNotExist) when the hook has counted nothing for it.
 func ReadCounters(d xdg.Dirs, session string) (*Counters, error) {
 	var c Counters
-	if err := statefile.ReadJSON(CountersPath(d, session), &c); err != nil {
-		return nil, err
+	jerr := statefile.ReadJSON(CountersPath(d, session), &c)
+	if jerr != nil && !errors.Is(jerr, fs.ErrNotExist) {
+		return nil, jerr
+	}
+	log, err := os.ReadFile(CountsPath(d, session))
+	if err != nil {
+		if jerr != nil {
+			return nil, jerr // neither file
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read counts: %w", err)
+		}
+	}
+	for line := range bytes.SplitSeq(log, []byte{'\n'}) {
+		if n, ok := ParseCounts(line); ok {
+			c.add(n)
+		}
+	}
+	if c.Session == "" {
+		c.V, c.Session = Version, session
 	}
 	return &c, nil
+}
+
+// Counts are what one event adds to a session's counters.
+type Counts struct {
+	Denials, Refunds, Blocked, TokensSaved, LoopsBroken int64
+}
+
+func (c *Counters) add(n Counts) {
+	c.Denials += n.Denials
+	c.Refunds += n.Refunds
+	c.Blocked += n.Blocked
+	c.TokensSaved += n.TokensSaved
+	c.LoopsBroken += n.LoopsBroken
+}
+
+// AddCounts appends n to a session's log of counts: one O_APPEND write of
+// one line, "+ DENIALS REFUNDS BLOCKED TOKENS LOOPS_BROKEN", with no lock
+// (appends to a local file do not interleave). The write starts with a
+// newline, so a line a killed writer left torn stays apart and is skipped.
+func AddCounts(d xdg.Dirs, session string, n Counts) error {
+	file := CountsPath(d, session)
+	line := fmt.Appendf(nil, "\n+ %d %d %d %d %d\n", n.Denials, n.Refunds, n.Blocked, n.TokensSaved, n.LoopsBroken)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = xdg.Ensure(filepath.Dir(file)); err == nil {
+			f, err = os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, statefile.FileMode)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("open counts: %w", err)
+	}
+	_, werr := f.Write(line)
+	if err := errors.Join(werr, f.Close()); err != nil {
+		return fmt.Errorf("append counts: %w", err)
+	}
+	return nil
+}
+
+// ParseCounts reads one line of the log of counts; false for anything
+// else (a blank or torn line).
+func ParseCounts(line []byte) (Counts, bool) {
+	f := strings.Fields(string(line))
+	if len(f) != 6 || f[0] != "+" {
+		return Counts{}, false
+	}
+	var v [5]int64
+	for i := range v {
+		n, err := strconv.ParseInt(f[i+1], 10, 64)
+		if err != nil {
+			return Counts{}, false
+		}
+		v[i] = n
+	}
+	return Counts{Denials: v[0], Refunds: v[1], Blocked: v[2], TokensSaved: v[3], LoopsBroken: v[4]}, true
 }
 
 // UpdateCounters applies fn to a session's counters under the lock. The

@@ -2,8 +2,10 @@ package ledger
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -154,4 +156,55 @@ func TestRows(t *testing.T) {
 	require.NoError(t, statefile.AppendJSONL(Path(d), []int{1}))
 	_, err = Rows(d)
 	require.ErrorContains(t, err, "ledger row 3")
+}
+
+// TestCountsLog: the hook's counts are appended to noreread.log without a
+// lock and added to noreread.json's document on reading; a torn line is
+// skipped, and parallel appends lose nothing.
+func TestCountsLog(t *testing.T) {
+	d := xdg.Dirs{State: t.TempDir()}
+	_, err := ReadCounters(d, "s1")
+	require.ErrorIs(t, err, fs.ErrNotExist, "nothing counted")
+
+	require.NoError(t, AddCounts(d, "s1", Counts{Denials: 1, Blocked: 1, TokensSaved: 700}))
+	c, err := ReadCounters(d, "s1")
+	require.NoError(t, err)
+	assert.Equal(t, int64(700), c.TokensSaved, "the log alone")
+	assert.Equal(t, "s1", c.Session)
+
+	require.NoError(t, UpdateCounters(d, "s1", time.Unix(100, 0), func(c *Counters) { c.Stops++ }))
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			assert.NoError(t, AddCounts(d, "s1", Counts{Denials: 1, Blocked: 1, TokensSaved: 10}))
+		})
+	}
+	wg.Wait()
+	require.NoError(t, AddCounts(d, "s1", Counts{Refunds: 1, Blocked: -1, TokensSaved: -10, LoopsBroken: 2}))
+	f, err := os.OpenFile(CountsPath(d, "s1"), os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("\n+ 1 2") // a writer killed mid-line
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, AddCounts(d, "s1", Counts{Denials: 1, Blocked: 1, TokensSaved: 5}))
+
+	c, err = ReadCounters(d, "s1")
+	require.NoError(t, err)
+	assert.Equal(t, Counters{V: Version, Session: "s1", Updated: c.Updated, Denials: 22, Refunds: 1, Blocked: 21,
+		TokensSaved: 700 + 200 - 10 + 5, LoopsBroken: 2, Stops: 1}, *c)
+}
+
+func FuzzParseCounts(f *testing.F) {
+	for _, s := range []string{"+ 1 0 1 700 0", "+ 0 1 -1 -700 0", "", "+ 1 2", "x 1 2 3 4 5"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		n, ok := ParseCounts(line)
+		if !ok {
+			return
+		}
+		again, ok := ParseCounts(fmt.Appendf(nil, "+ %d %d %d %d %d", n.Denials, n.Refunds, n.Blocked, n.TokensSaved, n.LoopsBroken))
+		require.True(t, ok)
+		require.Equal(t, n, again)
+	})
 }

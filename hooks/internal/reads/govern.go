@@ -167,7 +167,7 @@ func (s *Store) preLoop(in *hookio.Input, cmd string) (Decision, error) {
 	if err != nil || !dec.Deny {
 		return dec, err
 	}
-	return dec, s.count(in.SessionID, func(c *ledger.Counters) { c.LoopsBroken++ })
+	return dec, ledger.AddCounts(s.Dirs, in.SessionID, ledger.Counts{LoopsBroken: 1})
 }
 
 // resetLoops clears the loop breaker's counts after a change the governor

@@ -177,17 +177,9 @@ func (s *Store) decide(session, dir string, rqs []request, verdicts []verdict) (
 	}
 	switch {
 	case dec.Deny:
-		err = s.count(session, func(c *ledger.Counters) {
-			c.Denials++
-			c.Blocked++
-			c.TokensSaved += booked
-		})
+		err = ledger.AddCounts(s.Dirs, session, ledger.Counts{Denials: 1, Blocked: 1, TokensSaved: booked})
 	case refunds > 0:
-		err = s.count(session, func(c *ledger.Counters) {
-			c.Refunds += refunds
-			c.Blocked -= refunds
-			c.TokensSaved -= refunded
-		})
+		err = ledger.AddCounts(s.Dirs, session, ledger.Counts{Refunds: refunds, Blocked: -refunds, TokensSaved: -refunded})
 	}
 	return dec, err
 }
