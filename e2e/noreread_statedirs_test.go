@@ -2,10 +2,10 @@ package e2e
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
