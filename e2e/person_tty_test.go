@@ -16,6 +16,7 @@ import (
 
 	"github.com/synaxi/synaxi/e2e/claudecli"
 	"github.com/synaxi/synaxi/e2e/fakeapi"
+	"github.com/synaxi/synaxi/internal/ledger"
 )
 
 // recallTool is the synaxi MCP server's recall tool as the installed
@@ -128,35 +129,28 @@ func (a *ttyPersonAgent) recall(v *fakeapi.View, since []fakeapi.Call, last fake
 	return fakeapi.Reply{Text: a.answer}
 }
 
-// personTTYModules and personTTYBudget size the interactive session: 12
-// modules of about 1,500 tokens read over three turns against a pinned
-// 4K-token budget, so the first turn's tool traffic folds within a
-// test-sized session (the default budget follows the working set and
-// would need a session several times longer).
+// The reading sessions' size: modules of about 3,000 tokens (12 KB)
+// against a pinned 4K-token budget, so folding happens within a test-sized
+// session (the default budget follows the working set, and the engine
+// engages only once its cost model predicts a saving: here after about 14
+// requests of a conversation, about 18 after /compact, whose first message
+// carries the files Claude Code re-attaches). The history stays under the
+// share of the window above which the proxy gates a compaction summary
+// request instead of passing it.
 const (
-	personTTYModules = 12
-	personTTYLines   = 80 // sourceFile pairs: 160 lines, about 6 KB
+	personTTYModules = 24
+	personTTYLines   = 160 // sourceFile pairs: 320 lines, about 12 KB
 	personTTYBudget  = 4000
 )
 
-// TestPersonInTheLoopInteractive: a routed main session (real client in
-// tmux, the installed plugin with its MCP server, the proxy's default
-// scope, a pinned 4K budget, see personTTYBudget) driven by typing, as a
-// person works: wc counts the modules' lines and four modules are read;
-// the user types a codeword; eight more modules are read over two turns;
-// then the user asks for the codeword and the wc total. By then the wc
-// output is folded out of the request the upstream receives (asserted on
-// its bytes); the typed codeword is still there, and the agent recovers
-// the total with exactly one call (the recall tool the fold note names).
-// Every request passes the fake upstream's strict validation and holds
-// every line typed before it. Then /compact: the summary request passes as
-// sent (a "compaction" ledger row) and the turn after it is projected
-// again.
-func TestPersonInTheLoopInteractive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the real Claude Code CLI")
-	}
-	start := time.Now()
+// readingSession sets up a routed main session of the reading agent: the
+// modules in the work tree, the fake upstream, synaxi-proxyd with its
+// default scope and the pinned budget in front of it (the client's base
+// URL), and, with plugin, the installed plugin with MCP tools listed
+// upfront (no ToolSearch), so the recall tool is in the main session's
+// tool list.
+func readingSession(t *testing.T, plugin bool) (*claudecli.Env, *ttyPersonAgent, *fakeapi.Server, *runningProxy) {
+	t.Helper()
 	e := claudecli.NewEnv(t, "")
 	agent := &ttyPersonAgent{mods: filepath.Join(e.Work, "mods")}
 	agent.wc = "wc -l " + agent.mods + "/*.py"
@@ -164,24 +158,72 @@ func TestPersonInTheLoopInteractive(t *testing.T) {
 	for i := 1; i <= personTTYModules; i++ {
 		sourceFile(t, agent.mod(i), personTTYLines)
 	}
-	wantTotal := fmt.Sprintf("%d total", personTTYModules*2*personTTYLines)
 	fake := fakeapi.New(fakeapi.Options{Agent: agent})
 	t.Cleanup(fake.Close)
-	// The main agent lists MCP tools upfront (no ToolSearch), so the
-	// recall tool is in its tool list.
 	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=false", fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
-	e.InstallPlugin(t)
+	if plugin {
+		e.InstallPlugin(t)
+	}
 	proxy := startProxyd(t, e, fake.URL())
 	e.BaseURL = proxy.URL
+	return e, agent, fake, proxy
+}
+
+// rowMarks is one mark per ledger row, in order: E the engine served its
+// own projection, n it forwarded the original (no saving predicted yet),
+// p passed as sent (side or compaction request), - anything else.
+func rowMarks(rows []ledger.Row) string {
+	var sb strings.Builder
+	for _, r := range rows {
+		switch {
+		case engaged(r):
+			sb.WriteByte('E')
+		case r.Projected:
+			sb.WriteByte('n')
+		case r.Passed != "":
+			sb.WriteByte('p')
+		default:
+			sb.WriteByte('-')
+		}
+	}
+	return sb.String()
+}
+
+// engaged reports whether the engine served its own projection of the
+// request (not the original forwarded because no saving was predicted).
+func engaged(r ledger.Row) bool {
+	return r.Projected && r.Projection != nil && r.Projection.NotEngaged == ""
+}
+
+// TestPersonInTheLoopInteractive: a routed main session (real client in
+// tmux, the installed plugin with its MCP server, the proxy's default
+// scope, the pinned budget above) driven by typing, as a person works: wc
+// counts the modules' lines and four modules are read; the user types a
+// codeword; twelve more modules are read over two turns; then the user
+// asks for the codeword and the wc total. By then the wc output is folded
+// out of the request the upstream receives (asserted on its bytes); the
+// typed codeword is still there, and the agent recovers the total with
+// exactly one call (the recall tool the fold note names). Every request
+// passes the fake upstream's strict validation and holds every line typed
+// before it. Then /compact: the summary request passes as sent (a
+// "compaction" ledger row), and the engine serves its own projection again
+// in the turn after it (24 reads).
+func TestPersonInTheLoopInteractive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	start := time.Now()
+	e, agent, fake, proxy := readingSession(t, true)
+	wantTotal := fmt.Sprintf("%d total", personTTYModules*2*personTTYLines)
 
 	typed := []string{
 		"First count the lines of the modules with wc, then read m01.py to m04.py.",
 		"Remember the codeword PELICAN-42 for later.",
-		"Now read m05.py to m08.py.",
-		"Then read m09.py to m12.py.",
+		"Now read m05.py to m10.py.",
+		"Then read m11.py to m16.py.",
 		"What was the codeword, and how many lines did wc count in total?",
 	}
-	ends := []string{"Done: read m01 to m04.", "Noted the codeword.", "Done: read m05 to m08.", "Done: read m09 to m12.", "wc counted"}
+	ends := []string{"Done: read m01 to m04.", "Noted the codeword.", "Done: read m05 to m10.", "Done: read m11 to m16.", "wc counted"}
 	term := startTTY(t, e, e.Work)
 	term.waitFor("bypass permissions on", 2*time.Minute)
 	for i, line := range typed {
@@ -231,9 +273,9 @@ func TestPersonInTheLoopInteractive(t *testing.T) {
 	// the turn after it is projected again.
 	submit(term, "/compact")
 	term.waitFor("Compacted", 3*time.Minute)
-	after := "Now read m01.py to m08.py again."
+	after := "Now read m01.py to m24.py again."
 	submit(term, after)
-	term.waitFor("Done: read m01 to m08.", 3*time.Minute)
+	term.waitFor("Done: read m01 to m24.", 3*time.Minute)
 	term.stop()
 
 	var compacted, projectedBefore, projectedAfter int
@@ -243,14 +285,14 @@ func TestPersonInTheLoopInteractive(t *testing.T) {
 			switch {
 			case strings.HasPrefix(r.Passed, "compaction"):
 				compacted++
-			case r.Projected && compacted == 0:
+			case engaged(r) && compacted == 0:
 				projectedBefore++
-			case r.Projected:
+			case engaged(r):
 				projectedAfter++
 			}
 		}
 		return compacted > 0 && projectedAfter > 0
-	}, 30*time.Second, 200*time.Millisecond, "a compaction row, then projected rows")
+	}, 30*time.Second, 200*time.Millisecond, "a compaction row, then projected rows: %s", rowMarks(readLedger(t, e)))
 	n := 0
 	for _, r := range fake.MessagesRequests() {
 		assert.Empty(t, r.Invalid, "strict validation")
@@ -260,6 +302,7 @@ func TestPersonInTheLoopInteractive(t *testing.T) {
 	}
 	h := proxy.health(t)
 	assert.Zero(t, h.FailOpens)
-	t.Logf("%d agent-loop requests (%d before /compact); projected rows: %d before /compact, %d after; compaction passes %d; recoveries %v; %s; %s",
+	t.Logf("ledger rows %s", rowMarks(readLedger(t, e)))
+	t.Logf("%d agent-loop requests (%d before /compact); engaged rows: %d before /compact, %d after; compaction passes %d; recoveries %v; %s; %s",
 		n, before, projectedBefore, projectedAfter, compacted, recoveries, want, time.Since(start).Round(time.Second))
 }
