@@ -27,8 +27,8 @@ echo
 echo
 echo "Measured by \`scripts/bench.d/hooks.sh\` (\`e2e/cmd/synaxi-hookbench\`): every spawn is a fresh"
 echo "process started the way Claude Code starts a command hook (exec form, stdin and stdout"
-echo "through pipes), every row once per round in a shuffled order. Two baselines from the same"
-echo "run: the bare spawn (\`sh -c true\`, the issue's goal is at most 1.5× it) and the launched"
-echo "floor, the same hooks.json command line and launcher exec'ing an empty Go program instead of"
-echo "the hook: no Go hook launched the way synaxi's are can be faster than that, so the hook's"
-echo "own cost is its ratio to the launched floor."
+echo "through pipes), every row once per round in a shuffled order, for a session with a 1 MB"
+echo "transcript. Two baselines from the same run: the bare spawn (\`sh -c true\`, the issue's goal is"
+echo "at most 1.5× it) and the launched floor, the same hooks.json command line and launcher exec'ing"
+echo "an empty Go program instead of the hook: no Go hook launched the way synaxi's are can be faster"
+echo "than that, so the hook's own cost is its ratio to the launched floor."
