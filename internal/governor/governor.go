@@ -273,9 +273,6 @@ func (s *State) Forget() bool {
 	return had
 }
 
-// RunsOf returns how often cmd ran since the last edit.
-func (s *State) RunsOf(cmd string) int { return s.Runs[Key(cmd)].Count }
-
 func bump(m map[string]int, k string) map[string]int {
 	if m == nil || len(m) >= maxKeys {
 		if _, ok := m[k]; !ok {

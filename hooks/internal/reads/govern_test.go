@@ -75,18 +75,23 @@ func TestGovernorConcurrentUpdates(t *testing.T) {
 	c, err := e.s.Load(e.sess, "")
 	require.NoError(t, err)
 	for i := range n {
-		assert.Equal(t, 1, c.Governor.RunsOf(fmt.Sprintf("echo %d", i)), "run %d", i)
+		assert.Equal(t, 1, runsOf(c.Governor, fmt.Sprintf("echo %d", i)), "run %d", i)
 	}
 
 	file := filepath.Join(Dir(e.s.Dirs, e.sess, ""), governorName)
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(file, data[:len(data)/2], 0o600))
-	_, err = readGovernor(file)
+	data, err = readGovernorBytes(file)
+	require.NoError(t, err)
+	_, err = decodeState(data)
 	require.Error(t, err)
 	e.post(e.input("PostToolUse", "Bash", map[string]any{"command": "echo 0"}, map[string]any{"stdout": "x"}))
 	c, err = e.s.Load(e.sess, "")
 	require.NoError(t, err)
-	assert.Equal(t, 1, c.Governor.RunsOf("echo 0"), "started afresh")
-	assert.Equal(t, 0, c.Governor.RunsOf("echo 1"))
+	assert.Equal(t, 1, runsOf(c.Governor, "echo 0"), "started afresh")
+	assert.Equal(t, 0, runsOf(c.Governor, "echo 1"))
 }
+
+// runsOf is how often cmd ran since the last edit, in a governor state.
+func runsOf(st governor.State, cmd string) int { return st.Runs[governor.Key(cmd)].Count }

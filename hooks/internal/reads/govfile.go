@@ -21,20 +21,6 @@ import (
 // counts as a fresh state: the loop counts start over and a held stop is
 // dropped, which only ever lets a call through.
 
-// readGovernor loads a context's governor state; errors.Is(err,
-// fs.ErrNotExist) when there is none.
-func readGovernor(file string) (governor.State, error) {
-	data, err := readGovernorBytes(file)
-	if err != nil {
-		return governor.State{}, err
-	}
-	st, err := decodeState(data)
-	if err != nil {
-		return st, fmt.Errorf("decode %s: %w", file, err)
-	}
-	return st, nil
-}
-
 // readGovernorBytes reads the governor's file under the shared lock; the
 // pre hook looks up the one value it needs in it (gjson) rather than
 // decoding the whole state.

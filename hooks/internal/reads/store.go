@@ -154,7 +154,9 @@ func (s *Store) Load(session, agent string) (*Context, error) {
 		return nil, err
 	}
 	c := &Context{Files: fold(data)}
-	c.Governor, _ = readGovernor(filepath.Join(dir, governorName))
+	if data, err := readGovernorBytes(filepath.Join(dir, governorName)); err == nil {
+		c.Governor, _ = decodeState(data)
+	}
 	return c, nil
 }
 
