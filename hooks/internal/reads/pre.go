@@ -119,14 +119,14 @@ func (s *Store) preReads(in *hookio.Input, rqs []request) (Decision, error) {
 	if !all {
 		return Decision{}, nil
 	}
-	return s.decide(in.SessionID, dir, rqs, verdicts)
+	return s.decide(in.SessionID, dir, paths, verdicts)
 }
 
 // decide books a denial of deniable requests, or, when each holds a grant
 // already, the escape: it passes and its booking is refunded. It runs under
 // the log's lock, on the log as it is then, so parallel re-reads of a file
 // alternate deny, pass.
-func (s *Store) decide(session, dir string, rqs []request, verdicts []verdict) (Decision, error) {
+func (s *Store) decide(session, dir string, paths []string, verdicts []verdict) (Decision, error) {
 	var (
 		dec              Decision
 		booked, refunded int64
@@ -136,10 +136,6 @@ func (s *Store) decide(session, dir string, rqs []request, verdicts []verdict) (
 		data, err := readLog(dir)
 		if err != nil {
 			return err
-		}
-		paths := make([]string, len(rqs))
-		for i, rq := range rqs {
-			paths[i] = rq.path
 		}
 		cur := fold(data, paths...)
 		granted := true
