@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -41,18 +40,10 @@ func TestClearResumeContinueProjectedRealClient(t *testing.T) {
 	fresh := lastSession(fake)
 	require.NotEqual(t, first, fresh, "/clear started a new conversation")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	run := func(args ...string) {
-		t.Helper()
-		res, err := e.Run(ctx, append([]string{"-p", "--permission-mode", "bypassPermissions"}, args...)...)
-		require.NoError(t, err)
-		require.Equal(t, 0, res.ExitCode, "stdout:\n%s\nstderr:\n%s", res.Stdout, res.Stderr)
-	}
 	resumed := time.Now()
-	run("--resume", fresh, "Now read m01.py to m06.py.")
+	printTurn(t, e, "--resume", fresh, "Now read m01.py to m06.py.")
 	continued := time.Now()
-	run("--continue", "Now read m07.py to m12.py.")
+	printTurn(t, e, "--continue", "Now read m07.py to m12.py.")
 
 	// Rows per phase: the cleared conversation's, the resumed one's and
 	// the continued one's (by when the proxy received them).

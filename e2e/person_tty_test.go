@@ -148,8 +148,9 @@ const (
 // default scope and the pinned budget in front of it (the client's base
 // URL), and, with plugin, the installed plugin with MCP tools listed
 // upfront (no ToolSearch), so the recall tool is in the main session's
-// tool list.
-func readingSession(t *testing.T, plugin bool) (*claudecli.Env, *ttyPersonAgent, *fakeapi.Server, *runningProxy) {
+// tool list. wrap, when given, makes the fake's agent of the reading
+// agent.
+func readingSession(t *testing.T, plugin bool, wrap ...func(*ttyPersonAgent) fakeapi.Agent) (*claudecli.Env, *ttyPersonAgent, *fakeapi.Server, *runningProxy) {
 	t.Helper()
 	e := claudecli.NewEnv(t, "")
 	agent := &ttyPersonAgent{mods: filepath.Join(e.Work, "mods")}
@@ -158,7 +159,11 @@ func readingSession(t *testing.T, plugin bool) (*claudecli.Env, *ttyPersonAgent,
 	for i := 1; i <= personTTYModules; i++ {
 		sourceFile(t, agent.mod(i), personTTYLines)
 	}
-	fake := fakeapi.New(fakeapi.Options{Agent: agent})
+	var served fakeapi.Agent = agent
+	for _, w := range wrap {
+		served = w(agent)
+	}
+	fake := fakeapi.New(fakeapi.Options{Agent: served})
 	t.Cleanup(fake.Close)
 	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=false", fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
 	if plugin {

@@ -33,6 +33,12 @@ type tty struct {
 // tmux. Everything the client spawned is ended with the test.
 func startTTY(t *testing.T, e *claudecli.Env, dir string) *tty {
 	t.Helper()
+	return startTTYMode(t, e, dir, "bypassPermissions")
+}
+
+// startTTYMode is startTTY in another permission mode (plan, default, …).
+func startTTYMode(t *testing.T, e *claudecli.Env, dir, mode string) *tty {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("needs tmux to run the client interactively")
 	}
@@ -42,7 +48,7 @@ func startTTY(t *testing.T, e *claudecli.Env, dir string) *tty {
 		"customApiKeyResponses": map[string]any{"approved": []string{"test"}, "rejected": []string{}},
 		"projects":              map[string]any{dir: map[string]any{"hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true}}})
 
-	return startInTmux(t, e, dir, 180, 45, e.Bin, "--permission-mode", "bypassPermissions")
+	return startInTmux(t, e, dir, 180, 45, e.Bin, "--permission-mode", mode)
 }
 
 // startInTmux runs argv in dir under tmux, on a width×height screen, with

@@ -13,10 +13,14 @@ const maxBreakpoints = 4
 var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // messagesFields are the top-level fields the Messages API accepts.
+// "safeguards" (a list of classifier contexts) is what Claude Code 2.1.332
+// sends once the person approves a plan in plan mode
+// (TestPlanModeProjectedRealClient).
 var messagesFields = fieldSet("model", "messages", "max_tokens", "system", "tools",
 	"tool_choice", "thinking", "stream", "stop_sequences", "temperature", "top_p",
 	"top_k", "metadata", "service_tier", "inference_geo", "output_config",
-	"cache_control", "container", "context_management", "mcp_servers", "speed")
+	"cache_control", "container", "context_management", "mcp_servers", "speed",
+	"safeguards")
 
 // countTokensFields are the only fields count_tokens accepts.
 var countTokensFields = fieldSet("model", "messages", "system", "tools", "tool_choice",
