@@ -141,6 +141,7 @@ func (f *fold) consume(m message, last bool) error {
 			if b.typ == "tool_use" {
 				f.uses[b.id] = b
 				f.called[b.name] = true
+				f.refer(b, f.step)
 			}
 		}
 		s := f.render(m, false, nil)

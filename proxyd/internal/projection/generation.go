@@ -124,7 +124,7 @@ func (f *fold) estimates() []cutEstimate {
 	ws, steps := 0, f.wsTurns()
 	for _, e := range f.world.entries {
 		since := f.step - f.world.used[e.key]
-		if since < steps {
+		if f.world.idle(e.key, f.step) < steps {
 			ws += e.size()
 		}
 		upto := n - 1
@@ -161,7 +161,7 @@ func (f *fold) target() int {
 	}
 	ws, steps := 0, f.wsTurns()
 	for _, e := range f.world.entries {
-		if f.step-f.world.used[e.key] < steps {
+		if f.world.idle(e.key, f.step) < steps {
 			ws += e.size()
 		}
 	}

@@ -47,6 +47,7 @@ type entry struct {
 	partial   bool // an offset/limit read
 	firstLine int
 	lastLine  int
+	defs      []string // the names a whole file defines (see refer)
 }
 
 // world is the store of durable observations, keyed by identity.
@@ -62,6 +63,9 @@ type world struct {
 	tok      func(string) int
 	versions map[string]int
 	used     map[string]int // key → step of the last read, write, edit or reference
+	// reuse counts, per key, the steps at which an edit referred to it
+	// (see refer and idle).
+	reuse map[string]int
 	// evictedAt is the step each evicted key was dropped at.
 	evictedAt map[string]int
 	// recalled are the outputs of commands and searches evicted while
@@ -78,6 +82,7 @@ func (w *world) clone() *world {
 	c.observed = maps.Clone(w.observed)
 	c.versions = maps.Clone(w.versions)
 	c.used = maps.Clone(w.used)
+	c.reuse = maps.Clone(w.reuse)
 	c.evictedAt = maps.Clone(w.evictedAt)
 	c.recalled = nil // only what this request's fold evicts
 	return &c
@@ -90,6 +95,7 @@ func newWorld(tok func(string) int) *world {
 		observed:  map[string]*entry{},
 		versions:  map[string]int{},
 		used:      map[string]int{},
+		reuse:     map[string]int{},
 		evictedAt: map[string]int{},
 		tok:       tok,
 	}
@@ -121,6 +127,9 @@ func (w *world) put(e *entry, step int) {
 	w.versions[e.key]++
 	if e.tokens == 0 {
 		e.tokens = w.tok(stringOf(e.content)) + entryOverhead
+	}
+	if e.path != "" && !e.partial && e.defs == nil {
+		e.defs = definitions(e.text)
 	}
 	e.use = toolUseJSON(e.id(), e.tool, e.input)
 	e.useTokens = w.tok(stringOf(e.use))
@@ -157,6 +166,29 @@ func (w *world) touch(key string, step int) {
 	}
 }
 
+// referred records that an edit at step named what key's file defines
+// (see refer): a use, and a reuse.
+func (w *world) referred(key string, step int) {
+	if _, ok := w.entries[key]; !ok {
+		return
+	}
+	if w.used[key] < step {
+		w.reuse[key]++
+	}
+	w.used[key] = step
+}
+
+// idle is how long key has gone unused at step, in steps, divided by one
+// more than the times edits referred to it (at most maxReuse): a file the
+// agent keeps working from stays in the working set longer between its
+// uses, and is evicted after the files it read once.
+func (w *world) idle(key string, step int) int {
+	return (step - w.used[key]) / (1 + min(w.reuse[key], maxReuse))
+}
+
+// maxReuse bounds how far reuse stretches an entry's idle time.
+const maxReuse = 3
+
 // drop removes key at step, remembering how to get it back.
 func (w *world) drop(key, how string, step int) {
 	if _, ok := w.entries[key]; !ok {
@@ -174,7 +206,7 @@ func (w *world) dropped() []string {
 	return keys
 }
 
-// evict drops entries of cands by score (tokens × steps since last use),
+// evict drops entries of cands by score (tokens × idle steps, see idle),
 // largest first, until their tokens fit budget. An entry used at this
 // step or the previous one is never evicted, so a file larger than the
 // budget survives the turn after it is read. stale says whether an
@@ -198,7 +230,7 @@ func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool)
 		if age <= 1 {
 			continue
 		}
-		cs = append(cs, cand{e, int64(e.size()) * int64(age)})
+		cs = append(cs, cand{e, int64(e.size()) * int64(max(1, w.idle(e.key, step)))})
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].score != cs[j].score {

@@ -122,8 +122,10 @@ func TestPanel(t *testing.T) {
 					// A regression guard on a measured figure, not a goal: a
 					// session that ends right after the engine engages pays
 					// for the engagement's write (0.92x at worst on the panel
-					// when this was written; docs/projection.md).
-					assert.GreaterOrEqual(t, rep.WorstStop, 0.9, "%s: a stopping point costs far more than it did", name)
+					// when this was written; 0.885x on fa812bfe since a file
+					// an edit refers to joins the engagement's working set;
+					// docs/projection.md).
+					assert.GreaterOrEqual(t, rep.WorstStop, 0.87, "%s: a stopping point costs far more than it did", name)
 					t.Logf("%s: %d edits whose old text the request did not show (baseline %d); with %d files read again, billed %.2fx",
 						name, rep.Projected.BlindEdits, rep.Baseline.BlindEdits, rep.Projected.Rereads, rep.BilledReductionWithRereads)
 				}

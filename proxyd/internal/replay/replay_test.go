@@ -93,9 +93,12 @@ func TestFixtureCacheStability(t *testing.T) {
 	// The targets the default configuration is held to (the replay is
 	// deterministic: these are token counts, not timings).
 	// With the main session's tools and system prompt: raw 2.95×, billed
-	// 1.92× when written.
-	assert.GreaterOrEqual(t, rep.RawReduction, 2.9, "raw context below baseline")
-	assert.GreaterOrEqual(t, rep.BilledReduction, 1.9, "billed-equivalent input below baseline")
+	// 1.92× when written; raw 2.67×, billed 1.79× since an edit naming
+	// what a file defines keeps that file in view (projection's refer:
+	// with the tool stubs of the default configuration this session bills
+	// 2.20× against 2.21× before; docs/projection.md, "Tuning history").
+	assert.GreaterOrEqual(t, rep.RawReduction, 2.6, "raw context below baseline")
+	assert.GreaterOrEqual(t, rep.BilledReduction, 1.75, "billed-equivalent input below baseline")
 	assert.GreaterOrEqual(t, rep.Projected.CacheHitRatio, 0.88, "simulated cache-hit ratio")
 }
 
