@@ -461,6 +461,19 @@ func TestLauncherForksNothing(t *testing.T) {
 	})
 }
 
+// TestManifestVersionFirst: the plugin's manifest names its version on its
+// second line. The launcher reads the manifest with the shell's own read,
+// which takes a regular file one byte per read(2) up to the version's line:
+// second, that is about 25 system calls on every hook call of an installed
+// plugin, where after "$schema" and "name" it was about 120.
+func TestManifestVersionFirst(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(claudecli.RepoRoot(), "plugin", ".claude-plugin", "plugin.json"))
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	require.Greater(t, len(lines), 2)
+	assert.Contains(t, lines[1], `"version"`, "the manifest's second line")
+}
+
 // TestLauncherReadsMinifiedManifest: the version comes from the manifest
 // whatever its layout, read by the shell alone.
 func TestLauncherReadsMinifiedManifest(t *testing.T) {
