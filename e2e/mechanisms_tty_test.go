@@ -83,3 +83,50 @@ func TestRewindProjectedRealClient(t *testing.T) {
 	}
 	t.Logf("%s; %s", checkServed(t, e, fake, proxy, "Which codeword did I give you?"), time.Since(start).Round(time.Second))
 }
+
+// TestSummarizeFromHereProjectedRealClient: an interactive routed session
+// reads sixteen modules, the person types a codeword and asks for four
+// more reads, then rewinds to the codeword's message and picks "Summarize
+// from here". The summary request (Claude Code's compaction prompt, for
+// the recent part) passes as sent; the conversation that follows (the
+// kept part, the summary) is projected again and every request is valid.
+func TestSummarizeFromHereProjectedRealClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real Claude Code CLI")
+	}
+	start := time.Now()
+	e, _, fake, proxy := mechanismSession(t)
+	term := startTTY(t, e, e.Work)
+	term.waitFor("bypass permissions on", 2*time.Minute)
+	submit(term, "Please read m01.py to m16.py.")
+	term.waitFor("Done: read m01 to m16.", 3*time.Minute)
+	submit(term, "Remember the codeword HERON-7 for later.")
+	term.waitFor("Noted the codeword.", time.Minute)
+	submit(term, "Now read m17.py to m20.py.")
+	term.waitFor("Done: read m17 to m20.", time.Minute)
+
+	require.NoError(t, exec.Command(term.tmux, "send-keys", "-t", term.name, "Escape", "Escape").Run())
+	term.waitFor("Restore the code and/or conversation", 30*time.Second)
+	term.key("Up")
+	term.key("Up") // the codeword's message
+	term.key("Enter")
+	term.waitFor("Summarize from here", 30*time.Second)
+	term.key("Down")
+	term.key("Enter")
+	term.waitFor("Conversation summarized", 2*time.Minute)
+	term.key("C-u") // the message summarized from comes back into the input box
+	submit(term, "Now read m21.py to m24.py.")
+	term.waitFor("Done: read m21 to m24.", 2*time.Minute)
+	term.stop()
+	served := checkServed(t, e, fake, proxy, "Now read m21.py to m24.py.")
+	rows := readLedger(t, e)
+	summary := -1
+	for i, r := range rows {
+		if strings.HasPrefix(r.Passed, "compaction") {
+			summary = i
+		}
+	}
+	require.Positive(t, summary, "the summary request passed as sent: %s", rowMarks(rows))
+	assert.Contains(t, rowMarks(rows[summary:]), "E", "the engine projects after the summary")
+	t.Logf("%s; %s", served, time.Since(start).Round(time.Second))
+}
