@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,7 +35,8 @@ var (
 // chosen by the typed turn: a background count, task tracking, a plan.
 type mechanismAgent struct {
 	*ttyPersonAgent
-	slow string // the background command
+	slow string // the background command: it counts once flag exists
+	flag string
 }
 
 func (a *mechanismAgent) Respond(v *fakeapi.View) fakeapi.Reply {
@@ -66,8 +68,9 @@ func answered(since []fakeapi.Call, match func(fakeapi.Call) bool) (fakeapi.Call
 }
 
 // background starts the slow command in the background, reads the
-// modules, and reads the command's output file once Claude Code's task
-// notification names it (the notification may come mid-turn or after it).
+// modules, lets the command finish (it waits for a flag file) and ends the
+// turn; Claude Code's task notification then names the command's output
+// file, which the agent reads, and it reports the count.
 func (a *mechanismAgent) background(v *fakeapi.View, since []fakeapi.Call) fakeapi.Reply {
 	if len(since) == 0 {
 		return fakeapi.Reply{Text: "Starting the count.", ToolUses: []fakeapi.ToolUse{{Name: "Bash",
@@ -84,6 +87,10 @@ func (a *mechanismAgent) background(v *fakeapi.View, since []fakeapi.Call) fakea
 	r := a.ttyPersonAgent.Respond(v)
 	if len(r.ToolUses) > 0 {
 		return r
+	}
+	touch := "touch " + a.flag
+	if _, ok := answered(since, func(c fakeapi.Call) bool { return c.Name == "Bash" && c.Input["command"] == touch }); !ok {
+		return fakeapi.Reply{Text: "Letting the count finish.", ToolUses: []fakeapi.ToolUse{bashUse(touch)}}
 	}
 	if !out.Answered {
 		return fakeapi.Reply{Text: r.Text + " Waiting for the count."}
@@ -164,7 +171,8 @@ func mechanismSession(t *testing.T) (*claudecli.Env, *mechanismAgent, *fakeapi.S
 	a := &mechanismAgent{}
 	e, _, fake, proxy := readingSession(t, false, func(r *ttyPersonAgent) fakeapi.Agent {
 		a.ttyPersonAgent = r
-		a.slow = "sleep 3; " + r.wc + " | tail -1"
+		a.flag = filepath.Join(r.mods, "..", "reads.done")
+		a.slow = "while [ ! -e " + a.flag + " ]; do sleep 0.2; done; sleep 2; " + r.wc + " | tail -1"
 		return a
 	})
 	return e, a, fake, proxy
@@ -210,10 +218,10 @@ func checkServed(t *testing.T, e *claudecli.Env, fake *fakeapi.Server, proxy *ru
 }
 
 // TestBackgroundTaskProjectedRealClient: a `run_in_background` Bash
-// started at the turn's start; Claude Code's task notification (the
-// command's output file) reaches the model through projected requests
-// while it reads sixteen modules, and the agent reads the output and
-// reports the count.
+// started at the turn's start finishes only after the agent has read
+// sixteen modules and ended its turn; Claude Code's task notification (the
+// command's output file) then reaches the model in a projected request,
+// and the agent reads the output and reports the count.
 func TestBackgroundTaskProjectedRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -222,7 +230,14 @@ func TestBackgroundTaskProjectedRealClient(t *testing.T) {
 	e, _, fake, proxy := mechanismSession(t)
 	out := printTurn(t, e, "Run the slow count in the background, then read m01.py to m16.py.")
 	assert.Contains(t, out, fmt.Sprintf("Background count: %d total", personTTYModules*2*personTTYLines))
-	t.Logf("%s; %s", checkServed(t, e, fake, proxy, "<task-notification>"), time.Since(start).Round(time.Second))
+	var waited bool // the turn ended before the notification came
+	for _, r := range fake.MessagesRequests() {
+		if strings.Contains(string(r.Body), "Waiting for the count.") && strings.Contains(string(r.Body), "<output-file>") {
+			waited = true
+		}
+	}
+	assert.True(t, waited, "the notification came after the turn ended")
+	t.Logf("%s; %s", checkServed(t, e, fake, proxy, "<output-file>"), time.Since(start).Round(time.Second))
 }
 
 // TestTaskListProjectedRealClient: the task list (Claude Code 2.1.332's
