@@ -21,6 +21,9 @@ import (
 // with the reading agent, sixteen module reads long so the engine serves
 // its own projection (see readingSession's budget).
 
+// foldNote is in the note that lists what a projected request dropped.
+const foldNote = "the results of these earlier calls were dropped from it"
+
 // syntheticID opens the ids of the exchanges the engine re-emits: a body
 // holding one was served as the engine's projection.
 const syntheticID = `"toolu_syn`
@@ -258,5 +261,18 @@ func TestTaskListProjectedRealClient(t *testing.T) {
 	recoveries := append([]string(nil), a.recoveries...)
 	a.mu.Unlock()
 	assert.LessOrEqual(t, len(recoveries), 1, "the ids came back with at most one TaskList")
+	// The first update's request: module reads were folded out of it, and
+	// the list is in it (the creations, or the TaskList that recovered it).
+	var update string
+	for _, r := range fake.MessagesRequests() {
+		if strings.Contains(string(r.Body), "Updated task #") {
+			update = string(r.Body)
+			break
+		}
+	}
+	assert.Contains(t, update, foldNote, "module reads were folded before the update")
+	if len(recoveries) == 0 {
+		assert.Contains(t, update, "created successfully: Read m01 to m08")
+	}
 	t.Logf("recoveries %v; %s; %s", recoveries, checkServed(t, e, fake, proxy, "Updated task #"), time.Since(start).Round(time.Second))
 }
