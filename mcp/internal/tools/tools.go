@@ -9,7 +9,9 @@
 // with isError set, never as a protocol error. recall returns, by its
 // reference, a command's or search's output the projection folded out of
 // the conversation, from the proxy's store on this machine
-// (internal/recall).
+// (internal/recall); it is the one tool listed with AlwaysLoadMeta, so
+// Claude Code keeps its schema loaded while it defers the others behind
+// ToolSearch.
 package tools
 
 import (
