@@ -3,8 +3,11 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,45 +310,49 @@ func TestPluginWorkerRunsWithHooks(t *testing.T) {
 }
 
 // readRecord is what the no-reread hook keeps about one file read in one
-// context.
+// context: the read's size, whether the Read tool made it, and its spans.
 type readRecord struct {
-	Path    string   `json:"path"`
-	Size    int64    `json:"size"`
-	ViaTool bool     `json:"via_tool"`
-	Spans   [][2]int `json:"spans"`
+	Size    int64
+	ViaTool bool
+	Spans   []string
 }
 
-// findReadRecord looks under dir for the record of path in the context
-// whose key is ctxKey: a JSON file named after the context (or inside a
-// directory named after it) holding either the record itself or a "files"
-// map keyed by path.
+// findReadRecord reads the record of path from the context log under dir
+// whose key is ctxKey (reads.log, docs/noreread.md "The state files": a
+// read is `r SIZE MTIME_NS INODE VIA AT_NS SPANS "PATH"`; `x "PATH"` and
+// `X` forget). The record is the last read of path not forgotten since.
 func findReadRecord(t *testing.T, dir, ctxKey, path string) (readRecord, bool) {
 	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ctxKey, "reads.log"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return readRecord{}, false
+	}
+	require.NoError(t, err)
 	var found readRecord
 	ok := false
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || filepath.Ext(p) != ".json" || !strings.Contains(p, ctxKey) {
-			return err
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line == "X" {
+			ok = false
+			continue
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
+		i := strings.Index(line, ` "`)
+		if i < 0 {
+			continue
 		}
-		var doc struct {
-			readRecord
-			Files map[string]readRecord `json:"files"`
+		p, err := strconv.Unquote(line[i+1:])
+		if err != nil || p != path {
+			continue // a torn line, or another file
 		}
-		if json.Unmarshal(data, &doc) != nil {
-			return nil
+		f := strings.Fields(line[:i])
+		switch {
+		case f[0] == "x":
+			ok = false
+		case f[0] == "r" && len(f) == 7:
+			size, err := strconv.ParseInt(f[1], 10, 64)
+			require.NoError(t, err, line)
+			found, ok = readRecord{Size: size, ViaTool: f[4] == "t", Spans: strings.Split(f[6], ",")}, true
 		}
-		if doc.Path == path {
-			found, ok = doc.readRecord, true
-		} else if r, has := doc.Files[path]; has {
-			found, ok = r, true
-		}
-		return nil
-	})
-	require.NoError(t, err)
+	}
 	return found, ok
 }
 
