@@ -17,7 +17,7 @@ type Config struct {
 	// re-projection is considered; 0 derives it from the budget.
 	ThresholdTokens int
 	// TrimTools leaves out the tools outside the core set the conversation
-	// has never called (see tools.go).
+	// has never called, but for synaxi's recall tool (see tools.go).
 	TrimTools bool
 	// StubTools serves those tools as stubs until their first call.
 	StubTools bool

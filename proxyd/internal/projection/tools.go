@@ -58,7 +58,7 @@ func projectTools(tools gjson.Result, ro roster, called map[string]bool) [][]byt
 		switch {
 		case ro == rosterAll || called[name] || slices.Contains(coreTools, name) || t.Get("defer_loading").Bool() || t.Get("type").Exists():
 			kept = append(kept, raw)
-		case ro == rosterStub:
+		case ro == rosterStub || isRecallTool(name):
 			kept = append(kept, stubTool(t))
 		}
 		return true
@@ -67,6 +67,16 @@ func projectTools(tools gjson.Result, ro roster, called map[string]bool) [][]byt
 		return all
 	}
 	return kept
+}
+
+// isRecallTool says whether name is synaxi's recall tool, however its MCP
+// server was registered (mcp__plugin_synaxi_synaxi__recall from the plugin,
+// mcp__synaxi__recall by hand). Fold notes name it as the way back to a
+// folded output, so a trimmed roster keeps it (as a stub): leaving it out
+// until its first call would mean it could never be called.
+func isRecallTool(name string) bool {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	return ok && strings.HasSuffix(rest, "__recall") && strings.Contains(rest, "synaxi")
 }
 
 // stubNote ends a stub's description.

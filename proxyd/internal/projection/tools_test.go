@@ -3,6 +3,7 @@ package projection
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -67,6 +68,34 @@ func TestRosterIsMonotone(t *testing.T) {
 		assert.Greater(t, reprojections, 2, "the WebFetch call was folded away")
 		assert.Zero(t, changes, "the roster never changed")
 	}
+}
+
+// TestTrimKeepsRecall: a trimmed roster leaves out tools never called,
+// except synaxi's recall tool, which fold notes name and which is served
+// as a stub until its first call; stubbing and serving all leave it as
+// they leave any tool.
+func TestTrimKeepsRecall(t *testing.T) {
+	tools := gjson.Parse(`[{"name":"Read","description":"Read a file.","input_schema":{"type":"object"}},` +
+		`{"name":"mcp__plugin_synaxi_synaxi__recall","description":"Return folded output. More.","input_schema":{"type":"object","properties":{"ref":{"type":"string","description":"r…"}},"required":["ref"]}},` +
+		`{"name":"mcp__synaxi__recall","description":"Return folded output.","input_schema":{"type":"object"}},` +
+		`{"name":"mcp__other__recall","description":"Someone else's.","input_schema":{"type":"object"}},` +
+		`{"name":"mcp__synaxi__repo_map","description":"Map the repo.","input_schema":{"type":"object"}}]`)
+	names := func(ro roster, called map[string]bool) []string {
+		var out []string
+		for _, raw := range projectTools(tools, ro, called) {
+			t := gjson.ParseBytes(raw)
+			n := t.Get("name").String()
+			if strings.HasSuffix(t.Get("description").String(), stubNote) {
+				n += " (stub)"
+			}
+			out = append(out, n)
+		}
+		return out
+	}
+	assert.Equal(t, []string{"Read", "mcp__plugin_synaxi_synaxi__recall (stub)", "mcp__synaxi__recall (stub)"}, names(rosterTrim, nil))
+	assert.Equal(t, []string{"Read", "mcp__plugin_synaxi_synaxi__recall", "mcp__synaxi__recall (stub)"}, names(rosterTrim, map[string]bool{"mcp__plugin_synaxi_synaxi__recall": true}))
+	assert.Equal(t, []string{"Read", "mcp__plugin_synaxi_synaxi__recall (stub)", "mcp__synaxi__recall (stub)", "mcp__other__recall (stub)", "mcp__synaxi__repo_map (stub)"}, names(rosterStub, nil))
+	assert.Len(t, names(rosterAll, nil), 5)
 }
 
 // TestStubRestoredByACall: the request that carries a stubbed tool's
