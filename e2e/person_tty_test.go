@@ -146,10 +146,11 @@ const (
 // readingSession sets up a routed main session of the reading agent: the
 // modules in the work tree, the fake upstream, synaxi-proxyd with its
 // default scope and the pinned budget in front of it (the client's base
-// URL), and, with plugin, the installed plugin with MCP tools listed
-// upfront (no ToolSearch), so the recall tool is in the main session's
-// tool list. wrap, when given, makes the fake's agent of the reading
-// agent.
+// URL), and, with plugin, the installed plugin. Tool search is on, as
+// `synaxi install --route` and wrap set it: the synaxi MCP server's tools
+// are deferred behind ToolSearch but for recall, which it lists with
+// anthropic/alwaysLoad, so recall is in the main session's tool list.
+// wrap, when given, makes the fake's agent of the reading agent.
 func readingSession(t *testing.T, plugin bool, wrap ...func(*ttyPersonAgent) fakeapi.Agent) (*claudecli.Env, *ttyPersonAgent, *fakeapi.Server, *runningProxy) {
 	t.Helper()
 	e := claudecli.NewEnv(t, "")
@@ -165,7 +166,7 @@ func readingSession(t *testing.T, plugin bool, wrap ...func(*ttyPersonAgent) fak
 	}
 	fake := fakeapi.New(fakeapi.Options{Agent: served})
 	t.Cleanup(fake.Close)
-	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=false", fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
+	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=true", fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
 	if plugin {
 		e.InstallPlugin(t)
 	}

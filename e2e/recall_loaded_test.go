@@ -224,9 +224,6 @@ func TestRecallOneCallInRoutedSession(t *testing.T) {
 		agent = &recallAgent{mods: a.mods, wc: a.wc}
 		return agent
 	})
-	// readingSession lists MCP tools upfront; this session is the default
-	// one `synaxi install --route` sets up, with tool search on.
-	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=true")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
