@@ -146,11 +146,14 @@ const (
 // readingSession sets up a routed main session of the reading agent: the
 // modules in the work tree, the fake upstream, synaxi-proxyd with its
 // default scope and the pinned budget in front of it (the client's base
-// URL), and, with plugin, the installed plugin. Tool search is on, as
+// URL), and, with plugin, the installed plugin with tool search on, as
 // `synaxi install --route` and wrap set it: the synaxi MCP server's tools
 // are deferred behind ToolSearch but for recall, which it lists with
 // anthropic/alwaysLoad, so recall is in the main session's tool list.
-// wrap, when given, makes the fake's agent of the reading agent.
+// Without plugin, tool search is off: every tool Claude Code has is in
+// the list (plan mode's ExitPlanMode is deferred otherwise), since the
+// scripted agents call only the tools they see. wrap, when given, makes
+// the fake's agent of the reading agent.
 func readingSession(t *testing.T, plugin bool, wrap ...func(*ttyPersonAgent) fakeapi.Agent) (*claudecli.Env, *ttyPersonAgent, *fakeapi.Server, *runningProxy) {
 	t.Helper()
 	e := claudecli.NewEnv(t, "")
@@ -166,7 +169,7 @@ func readingSession(t *testing.T, plugin bool, wrap ...func(*ttyPersonAgent) fak
 	}
 	fake := fakeapi.New(fakeapi.Options{Agent: served})
 	t.Cleanup(fake.Close)
-	e.Vars = append(e.Vars, "ENABLE_TOOL_SEARCH=true", fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
+	e.Vars = append(e.Vars, fmt.Sprintf("ENABLE_TOOL_SEARCH=%t", plugin), fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", personTTYBudget))
 	if plugin {
 		e.InstallPlugin(t)
 	}
