@@ -22,6 +22,9 @@ import (
 	"github.com/synaxi/synaxi/internal/xdg"
 )
 
+// stateDirsBudget is the projection budget of TestNoRereadStateDirsDiffer.
+const stateDirsBudget = surveyBudget / 2
+
 // TestNoRereadStateDirsDiffer runs the survey task as the plugin's worker
 // through the real proxy, routed the way `synaxi install` routes (env in
 // ~/.claude/settings.json), with the proxy keeping its state under another
@@ -29,6 +32,10 @@ import (
 // visibility exports, so it must never deny a re-read in the projected
 // worker, though the projection evicts files the agent read and the agent
 // re-reads them (issue 8).
+//
+// The budget is half the survey's: at 8,000 tokens the projection keeps
+// m01.go in view for the edits that name its Delta (a file an edit refers
+// to stays when it is at most half the budget), and nothing is re-read.
 func TestNoRereadStateDirsDiffer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real client")
@@ -43,7 +50,7 @@ func TestNoRereadStateDirsDiffer(t *testing.T) {
 
 	proxyState := t.TempDir()
 	base, logPath := startProxy(t, append(e.Environ(), "XDG_STATE_HOME="+proxyState,
-		fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", surveyBudget)), fake.URL())
+		fmt.Sprintf("SYNAXI_PROJECTION_BUDGET_TOKENS=%d", stateDirsBudget)), fake.URL())
 	// Routed through settings, not the client's own environment: the hook
 	// must see the route as Claude Code passes it on.
 	settings := filepath.Join(e.ClaudeDir(), "settings.json")
@@ -79,9 +86,13 @@ func TestNoRereadStateDirsDiffer(t *testing.T) {
 	assert.Positive(t, requests)
 	assert.True(t, dropped, "the projection evicted part of the working set")
 	mu.Lock()
-	rereads := reads[filepath.Join(e.Work, "mods", "m01.go")]
+	rereads := 0
+	for _, n := range reads {
+		rereads += max(0, n-1)
+	}
+	t.Logf("reads per file: %v", reads)
 	mu.Unlock()
-	assert.GreaterOrEqual(t, rereads, 2, "the agent re-read a file it had read")
+	assert.Positive(t, rereads, "the agent re-read a file it had read")
 
 	// The proxy exported visibility into its own state dir, the hooks kept
 	// their records in theirs and saw no export.
