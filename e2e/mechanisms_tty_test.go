@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/synaxi/synaxi/e2e/claudecli"
+	"github.com/synaxi/synaxi/e2e/fakeapi"
 )
 
 // TestPlanModeProjectedRealClient: an interactive routed session started
@@ -55,17 +57,9 @@ func TestRewindProjectedRealClient(t *testing.T) {
 		t.Skip("runs the real Claude Code CLI")
 	}
 	start := time.Now()
-	e, _, fake, proxy := mechanismSession(t)
-	term := startTTY(t, e, e.Work)
-	term.waitFor("bypass permissions on", 2*time.Minute)
-	submit(term, "Please read m01.py to m16.py.")
-	term.waitFor("Done: read m01 to m16.", 3*time.Minute)
-	submit(term, "Remember the codeword HERON-7 for later.")
-	term.waitFor("Noted the codeword.", time.Minute)
+	e, fake, proxy, term := codewordSession(t)
 	before := len(fake.MessagesRequests())
-
-	require.NoError(t, exec.Command(term.tmux, "send-keys", "-t", term.name, "Escape", "Escape").Run())
-	term.waitFor("Restore the code and/or conversation", 30*time.Second)
+	openRewind(t, term)
 	term.key("Up") // the codeword's message
 	term.key("Enter")
 	term.waitFor("Restore conversation", 30*time.Second)
@@ -95,18 +89,10 @@ func TestSummarizeFromHereProjectedRealClient(t *testing.T) {
 		t.Skip("runs the real Claude Code CLI")
 	}
 	start := time.Now()
-	e, _, fake, proxy := mechanismSession(t)
-	term := startTTY(t, e, e.Work)
-	term.waitFor("bypass permissions on", 2*time.Minute)
-	submit(term, "Please read m01.py to m16.py.")
-	term.waitFor("Done: read m01 to m16.", 3*time.Minute)
-	submit(term, "Remember the codeword HERON-7 for later.")
-	term.waitFor("Noted the codeword.", time.Minute)
+	e, fake, proxy, term := codewordSession(t)
 	submit(term, "Now read m17.py to m20.py.")
 	term.waitFor("Done: read m17 to m20.", time.Minute)
-
-	require.NoError(t, exec.Command(term.tmux, "send-keys", "-t", term.name, "Escape", "Escape").Run())
-	term.waitFor("Restore the code and/or conversation", 30*time.Second)
+	openRewind(t, term)
 	term.key("Up")
 	term.key("Up") // the codeword's message
 	term.key("Enter")
@@ -129,4 +115,27 @@ func TestSummarizeFromHereProjectedRealClient(t *testing.T) {
 	require.Positive(t, summary, "the summary request passed as sent: %s", rowMarks(rows))
 	assert.Contains(t, rowMarks(rows[summary:]), "E", "the engine projects after the summary")
 	t.Logf("%s; %s", served, time.Since(start).Round(time.Second))
+}
+
+// codewordSession starts an interactive routed session of the mechanism
+// agent in tmux in which the person has had sixteen modules read and then
+// typed the codeword HERON-7.
+func codewordSession(t *testing.T) (*claudecli.Env, *fakeapi.Server, *runningProxy, *tty) {
+	t.Helper()
+	e, _, fake, proxy := mechanismSession(t)
+	term := startTTY(t, e, e.Work)
+	term.waitFor("bypass permissions on", 2*time.Minute)
+	submit(term, "Please read m01.py to m16.py.")
+	term.waitFor("Done: read m01 to m16.", 3*time.Minute)
+	submit(term, "Remember the codeword HERON-7 for later.")
+	term.waitFor("Noted the codeword.", time.Minute)
+	return e, fake, proxy, term
+}
+
+// openRewind presses Esc Esc and waits for the rewind dialog's list of
+// the person's messages.
+func openRewind(t *testing.T, term *tty) {
+	t.Helper()
+	require.NoError(t, exec.Command(term.tmux, "send-keys", "-t", term.name, "Escape", "Escape").Run())
+	term.waitFor("Restore the code and/or conversation", 30*time.Second)
 }
