@@ -38,8 +38,9 @@ var (
 // chosen by the typed turn: a background count, task tracking, a plan.
 type mechanismAgent struct {
 	*ttyPersonAgent
-	slow string // the background command: it counts once flag exists
-	flag string
+	slow  string // the background command: it counts once flag exists
+	flag  string
+	loads []string // the tools it loaded with ToolSearch (under mu)
 }
 
 func (a *mechanismAgent) Respond(v *fakeapi.View) fakeapi.Reply {
@@ -164,8 +165,31 @@ func (a *mechanismAgent) plan(v *fakeapi.View, since []fakeapi.Call) fakeapi.Rep
 	if !strings.Contains(v.VisibleText(), "Plan mode is active") {
 		return fakeapi.Reply{Text: "Plan mode is not active."}
 	}
+	if !v.HasTool("ExitPlanMode") {
+		return a.load(v, "ExitPlanMode")
+	}
 	return fakeapi.Reply{Text: "Here is the plan.", ToolUses: []fakeapi.ToolUse{{Name: "ExitPlanMode",
 		Input: map[string]any{"plan": "1. Summarise each module read.\n2. Fix what the summary finds."}}}}
+}
+
+// deferredHint is how Claude Code 2.1.332 tells the model to load a tool
+// it names as deferred (its schema is not in the request's tools).
+const deferredHint = `Use ToolSearch with query "select:<name>`
+
+// load loads a tool the request names as deferred with one ToolSearch
+// call, the query form the request gives, as a model would before calling
+// it; without such a name it says the tool is missing.
+func (a *mechanismAgent) load(v *fakeapi.View, name string) fakeapi.Reply {
+	visible := v.VisibleText()
+	named := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + `$`).MatchString(visible)
+	if !named || !strings.Contains(visible, deferredHint) || !v.HasTool("ToolSearch") {
+		return fakeapi.Reply{Text: name + " is not available."}
+	}
+	a.mu.Lock()
+	a.loads = append(a.loads, name)
+	a.mu.Unlock()
+	return fakeapi.Reply{Text: "Loading " + name + ".", ToolUses: []fakeapi.ToolUse{{Name: "ToolSearch",
+		Input: map[string]any{"query": "select:" + name}}}}
 }
 
 // mechanismSession is a reading session of the mechanism agent.

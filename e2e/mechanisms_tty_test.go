@@ -24,6 +24,23 @@ func TestPlanModeProjectedRealClient(t *testing.T) {
 	}
 	start := time.Now()
 	e, _, fake, proxy := mechanismSession(t)
+	approvePlan(t, e)
+	planned := 0
+	for _, r := range fake.MessagesRequests() {
+		if strings.Contains(string(r.Body), "Plan mode is active") {
+			planned++
+		}
+	}
+	assert.Positive(t, planned, "the plan-mode reminder reached the model")
+	t.Logf("%d requests with the plan-mode reminder; %s; %s", planned,
+		checkServed(t, e, fake, proxy, `"name":"ExitPlanMode","input"`), time.Since(start).Round(time.Second))
+}
+
+// approvePlan runs the client in tmux in plan mode: the person asks for a
+// plan of sixteen module reads, approves the agent's ExitPlanMode in the
+// client's dialog and, out of plan mode, asks for four more reads.
+func approvePlan(t *testing.T, e *claudecli.Env) {
+	t.Helper()
 	term := startTTYMode(t, e, e.Work, "plan")
 	term.waitFor("plan mode on", 2*time.Minute)
 	submit(term, "Plan how to read m01.py to m16.py.")
@@ -36,15 +53,6 @@ func TestPlanModeProjectedRealClient(t *testing.T) {
 	submit(term, "Now read m17.py to m20.py.")
 	term.waitFor("Done: read m17 to m20.", 2*time.Minute)
 	term.stop()
-	planned := 0
-	for _, r := range fake.MessagesRequests() {
-		if strings.Contains(string(r.Body), "Plan mode is active") {
-			planned++
-		}
-	}
-	assert.Positive(t, planned, "the plan-mode reminder reached the model")
-	t.Logf("%d requests with the plan-mode reminder; %s; %s", planned,
-		checkServed(t, e, fake, proxy, `"name":"ExitPlanMode","input"`), time.Since(start).Round(time.Second))
 }
 
 // TestRewindProjectedRealClient: an interactive routed session reads

@@ -57,24 +57,11 @@ func synaxiToolTokens(tools map[string]json.RawMessage) (names []string, size in
 // messages, in order.
 func toolUseNames(t *testing.T, body []byte) []string {
 	t.Helper()
-	var req struct {
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	require.NoError(t, json.Unmarshal(body, &req))
 	var names []string
-	for _, m := range req.Messages {
-		var blocks []struct {
-			Type, Name string
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue // a string content has no tool_use
-		}
-		for _, b := range blocks {
-			if b.Type == "tool_use" {
-				names = append(names, b.Name)
-			}
+	for _, b := range requestBlocks(t, body) {
+		var name string
+		if string(b["type"]) == `"tool_use"` && json.Unmarshal(b["name"], &name) == nil {
+			names = append(names, name)
 		}
 	}
 	return names

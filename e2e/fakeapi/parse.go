@@ -318,6 +318,25 @@ func (p *parsedRequest) prefix() []*block {
 }
 
 // textOf joins the text of a tool_result's content (a string or blocks).
+// toolReferences are the tool names of the tool_reference blocks in a
+// tool_result's content (a tool search result).
+func toolReferences(raw json.RawMessage) []string {
+	var items []struct {
+		Type     string `json:"type"`
+		ToolName string `json:"tool_name"`
+	}
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	var names []string
+	for _, it := range items {
+		if it.Type == "tool_reference" {
+			names = append(names, it.ToolName)
+		}
+	}
+	return names
+}
+
 func textOf(raw json.RawMessage) string {
 	trimmed := bytes.TrimSpace(raw)
 	if len(trimmed) == 0 || string(trimmed) == "null" {

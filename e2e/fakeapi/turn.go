@@ -3,13 +3,20 @@ package fakeapi
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"strings"
 )
+
+// toolLoadedRE is the meta text Claude Code sends beside a ToolSearch
+// result.
+var toolLoadedRE = regexp.MustCompile(`^Tool loaded\.(?:\n\[id:[^\]\n]+\])*$`)
 
 // TypedTurn returns the text of the latest user message that carries text
 // of its own (its text blocks without <system-reminder> sections: what the
 // person typed, or a slash command's expansion) and the calls made since
-// it, in order. A user message holding only tool results is not a turn.
+// it, in order. A user message holding only tool results is not a turn,
+// nor is the text Claude Code adds beside a tool search result ("Tool
+// loaded.", optionally followed by "[id:…]" lines).
 func (v *View) TypedTurn() (text string, since []Call) {
 	for i := len(v.Messages) - 1; i >= 0; i-- {
 		m := v.Messages[i]
@@ -17,7 +24,7 @@ func (v *View) TypedTurn() (text string, since []Call) {
 			continue
 		}
 		text = userText(m)
-		if text == "" {
+		if text == "" || toolLoadedRE.MatchString(text) {
 			continue
 		}
 		ids := map[string]bool{}

@@ -80,6 +80,11 @@ type View struct {
 	side  bool
 	calls []Call
 	files map[string]*fileView
+	// deferred are the declared tools with defer_loading: the API shows
+	// one to the model only while a tool_reference block (a tool search
+	// result) in the request names it; referenced are the names those
+	// blocks give.
+	deferred, referenced map[string]bool
 }
 
 // newView builds the agent's view of a validated request.
@@ -95,12 +100,17 @@ func newView(p *parsedRequest, header http.Header, body []byte) *View {
 		}
 	}
 	v.System = strings.Join(sys, "\n")
+	v.deferred, v.referenced = map[string]bool{}, map[string]bool{}
 	for _, t := range p.Tools {
 		var def struct {
-			Name string `json:"name"`
+			Name         string `json:"name"`
+			DeferLoading bool   `json:"defer_loading"`
 		}
 		_ = json.Unmarshal(t.canon, &def)
 		v.ToolNames = append(v.ToolNames, def.Name)
+		if def.DeferLoading {
+			v.deferred[def.Name] = true
+		}
 	}
 	byID := map[string]int{}
 	for _, m := range p.Messages {
@@ -122,6 +132,9 @@ func newView(p *parsedRequest, header http.Header, body []byte) *View {
 				v.calls = append(v.calls, Call{ID: b.ID, Name: b.Name, Input: vb.Input})
 			case "tool_result":
 				vb.Text = textOf(b.Content)
+				for _, name := range toolReferences(b.Content) {
+					v.referenced[name] = true
+				}
 				if i, ok := byID[b.ToolUseID]; ok {
 					c := &v.calls[i]
 					c.Result, c.IsError, c.Answered = vb.Text, b.IsError, true
@@ -159,11 +172,14 @@ func isSideRequest(p *parsedRequest) bool {
 // generation, quota probe, structured-output helpers).
 func (v *View) IsSideRequest() bool { return v.side }
 
-// HasTool reports whether a tool of that name is declared.
+// HasTool reports whether a tool of that name is declared and shown to the
+// model: a tool declared with defer_loading only while a tool_reference in
+// the request names it, as the API expands such references into the
+// tool's definition.
 func (v *View) HasTool(name string) bool {
 	for _, n := range v.ToolNames {
 		if n == name {
-			return true
+			return !v.deferred[name] || v.referenced[name]
 		}
 	}
 	return false
