@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -103,19 +104,23 @@ func (a *mechanismAgent) background(v *fakeapi.View, since []fakeapi.Call) fakea
 	return fakeapi.Reply{Text: r.Text + " Background count: " + total}
 }
 
-// tasks tracks the reading as two tasks: it creates them, reads the
-// modules, marks each task completed by the id its creation showed (or,
-// when that result is folded out of the request, by the id TaskList
-// gives: one call), and ends with the list's statuses.
+// tasks tracks the reading as two tasks: it creates them at the turn's
+// start, reads the modules, then marks each task completed by the id the
+// request shows, from its creation's result or from a TaskList result.
+// When the creations are no longer in view (folded with the reads) it
+// does not create them again: it calls TaskList once and takes the ids
+// from there. It ends with the list's statuses from a last TaskList.
 func (a *mechanismAgent) tasks(v *fakeapi.View, since []fakeapi.Call) fakeapi.Reply {
 	subjects := []string{"Read m01 to m08", "Read m09 to m16"}
-	created := 0
+	created, others := 0, 0
 	for _, c := range since {
 		if c.Name == "TaskCreate" {
 			created++
+		} else {
+			others++
 		}
 	}
-	if created < len(subjects) {
+	if others == 0 && created < len(subjects) { // nothing else done yet this turn
 		return fakeapi.Reply{Text: "Tracking it.", ToolUses: []fakeapi.ToolUse{{Name: "TaskCreate",
 			Input: map[string]any{"subject": subjects[created], "description": subjects[created] + " of the modules"}}}}
 	}
@@ -134,6 +139,9 @@ func (a *mechanismAgent) tasks(v *fakeapi.View, since []fakeapi.Call) fakeapi.Re
 	defer a.mu.Unlock()
 	for _, s := range subjects {
 		id, ok := ids[s]
+		if !ok && listed {
+			return fakeapi.Reply{Text: "The task list has no " + s + "."}
+		}
 		if !ok {
 			a.recoveries = append(a.recoveries, "TaskList")
 			return fakeapi.Reply{Text: "Looking the tasks up.", ToolUses: []fakeapi.ToolUse{{Name: "TaskList", Input: map[string]any{}}}}
@@ -142,11 +150,12 @@ func (a *mechanismAgent) tasks(v *fakeapi.View, since []fakeapi.Call) fakeapi.Re
 			return fakeapi.Reply{Text: "Done with " + s, ToolUses: []fakeapi.ToolUse{{Name: "TaskUpdate", Input: map[string]any{"taskId": id, "status": "completed"}}}}
 		}
 	}
-	if last, ok := v.LastToolResult(); !ok || last.Name != "TaskList" || !listed {
+	if last, ok := v.LastToolResult(); !ok || last.Name != "TaskList" {
 		return fakeapi.Reply{Text: "Checking the list.", ToolUses: []fakeapi.ToolUse{{Name: "TaskList", Input: map[string]any{}}}}
 	}
-	completed := strings.Count(list.Result, "[completed]")
-	return fakeapi.Reply{Text: fmt.Sprintf("Tasks: %d of %d completed.", completed, len(subjects))}
+	last, _ := v.LastToolResult()
+	tasks := taskLine.FindAllStringSubmatch(last.Result, -1)
+	return fakeapi.Reply{Text: fmt.Sprintf("Tasks: %d of %d completed.", strings.Count(last.Result, "[completed]"), len(tasks))}
 }
 
 // plan reads the modules (read-only work, allowed in plan mode), then
@@ -270,9 +279,12 @@ func TestBackgroundTaskProjectedRealClient(t *testing.T) {
 // TestTaskListProjectedRealClient: the task list (Claude Code 2.1.332's
 // TaskCreate/TaskUpdate/TaskList, offered for models such as
 // claude-sonnet-4-6; it lists no TodoWrite) written at the turn's start is
-// used after sixteen module reads have folded its creation out of view:
-// the agent marks both tasks completed by their ids (recovered with one
-// TaskList when the creation results are folded) and the list says so.
+// used after sixteen module reads. By then the engine has folded the
+// creations out of view (with no note line: it lists only the tools it
+// keeps), so the agent, seeing no ids, calls TaskList once, marks both
+// tasks completed by the ids it lists, and a last TaskList shows exactly
+// the two tasks, completed: no task was created twice. On the fake's
+// received bytes the requests of the updates hold no creation result.
 func TestTaskListProjectedRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -284,19 +296,31 @@ func TestTaskListProjectedRealClient(t *testing.T) {
 	a.mu.Lock()
 	recoveries := append([]string(nil), a.recoveries...)
 	a.mu.Unlock()
-	assert.LessOrEqual(t, len(recoveries), 1, "the ids came back with at most one TaskList")
-	// The first update's request: module reads were folded out of it, and
-	// the list is in it (the creations, or the TaskList that recovered it).
-	var update string
+	assert.Equal(t, []string{"TaskList"}, recoveries, "the ids came back with one TaskList")
+	calls := map[string]string{} // tool_use id → tool name, over every request but re-emitted ones
+	updates := 0
 	for _, r := range fake.MessagesRequests() {
-		if strings.Contains(string(r.Body), "Updated task #") {
-			update = string(r.Body)
-			break
+		body := string(r.Body)
+		for _, b := range requestBlocks(t, r.Body) {
+			var id, name string
+			if string(b["type"]) == `"tool_use"` && json.Unmarshal(b["id"], &id) == nil && json.Unmarshal(b["name"], &name) == nil &&
+				!strings.HasPrefix(id, strings.Trim(syntheticID, `"`)) {
+				calls[id] = name
+			}
+		}
+		if strings.Contains(body, "Updated task #") {
+			updates++
+			assert.NotContains(t, body, "created successfully", "the creations are folded out of the updates' requests")
+			assert.Contains(t, body, foldNote, "module reads were folded before the update")
 		}
 	}
-	assert.Contains(t, update, foldNote, "module reads were folded before the update")
-	if len(recoveries) == 0 {
-		assert.Contains(t, update, "created successfully: Read m01 to m08")
+	count := map[string]int{}
+	for _, name := range calls {
+		count[name]++
 	}
-	t.Logf("recoveries %v; %s; %s", recoveries, checkServed(t, e, fake, proxy, "Updated task #"), time.Since(start).Round(time.Second))
+	assert.Equal(t, 2, count["TaskCreate"], "each task created once")
+	assert.Equal(t, 2, count["TaskUpdate"])
+	assert.Equal(t, 2, count["TaskList"], "the recovery and the last check")
+	assert.Positive(t, updates)
+	t.Logf("calls %v; %s; %s", count, checkServed(t, e, fake, proxy, "Updated task #"), time.Since(start).Round(time.Second))
 }
