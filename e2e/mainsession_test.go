@@ -64,12 +64,13 @@ func runMainSurvey(t *testing.T, modules, bugEvery int, routed bool) mainSurvey 
 // bugs, run by the real client as a plain main session, once straight at
 // the upstream and once routed through synaxi-proxyd with its default
 // configuration: the same success, and the routed run's requests and
-// billed-equivalent input held to what the engine reaches (×1.00 and
-// ×0.55 of direct since the fixes' edits, which name Delta, keep m01.go in
-// view; ×1.07 and ×0.57 before, when the agent read m01.go again for
-// every fix; the default used to project nothing, ×1.01), with a margin,
-// so a regression fails. Issue 28 asks for ≤ 1.0× requests (reached) and
-// ≤ 0.45× billed (not reached).
+// billed-equivalent input held to issue 28's terms, ≤ 1.0× requests and
+// ≤ 0.45× billed. Measured: 68 and 68 requests (×1.00), billed 361,370–
+// 361,377 against 853,222 (×0.424) since the survey's reads are folded
+// after their next turn (proxyd/internal/projection/pass.go); ×0.55 before
+// that (468,722), ×1.07 requests and ×0.57 billed before the fixes'
+// edits, which name Delta, kept m01.go in view; the default used to
+// project nothing, ×1.01.
 func TestProjectionMainSessionDefault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real client")
@@ -83,6 +84,6 @@ func TestProjectionMainSessionDefault(t *testing.T) {
 		assert.True(t, strings.Contains(r.stdout, "ALL CHECKS PASS"), r.stdout)
 		assert.Zero(t, r.invalid)
 	}
-	assert.LessOrEqual(t, float64(routed.requests), 1.03*float64(direct.requests), "requests ≤ 1.03× direct (reached ×1.00)")
-	assert.LessOrEqual(t, routed.billed, 0.60*direct.billed, "billed-equivalent ≤ 0.60× direct (reached ×0.55)")
+	assert.LessOrEqual(t, routed.requests, direct.requests, "requests ≤ 1.0× direct (reached ×1.00)")
+	assert.LessOrEqual(t, routed.billed, 0.45*direct.billed, "billed-equivalent ≤ 0.45× direct (reached ×0.424)")
 }

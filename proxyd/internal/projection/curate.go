@@ -16,8 +16,9 @@ const clearedStub = "[Old tool result content cleared]"
 
 // curateResult restores evicted content behind Claude Code's unchanged stub
 // and, outside the current turn, replaces a result identical to one the
-// request still shows by a reference to it, and shortens very large
-// non-Read output to its head and tail with a note on how to see the rest.
+// request still shows by a reference to it, shortens very large non-Read
+// output to its head and tail with a note on how to see the rest, and
+// names a Read the session passes through (pass.go).
 func (f *fold) curateResult(b *block, full bool) ([]byte, curation) {
 	use, ok := f.uses[b.toolUseID]
 	if !ok {
@@ -36,6 +37,9 @@ func (f *fold) curateResult(b *block, full bool) ([]byte, curation) {
 		return toolResultJSON(b.toolUseID, jsonString(reference(c))), curReference
 	}
 	if use.name == "Read" {
+		if f.passCandidate(use, b) {
+			return f.passStub(use, b), curOther
+		}
 		return b.raw, curVerbatim
 	}
 	limit := f.cfg.resultCap
@@ -63,6 +67,9 @@ func (f *fold) visible(path string) bool {
 				continue
 			}
 			id := gjson.GetBytes(s.blocks[i], "tool_use_id").String()
+			if f.folded[id] {
+				continue
+			}
 			if u, ok := f.uses[id]; ok && u.name == "Read" && u.input.Get("file_path").String() == path &&
 				!strings.HasPrefix(strings.TrimSpace(gjson.GetBytes(s.blocks[i], "content").String()), unchangedStub) {
 				return true

@@ -135,7 +135,10 @@ func TestEvictedCopyIsNotReferenced(t *testing.T) {
 			seq = append(seq, bashPair(fmt.Sprintf("toolu_pad%d", i), "git status", "clean")...)
 		}
 		seq = append(seq, readPair("toolu_again", "/w/big.go", big)...)
-		seq = append(seq, bashPair("toolu_next", "go test ./...", "ok")...)
+		// The next call names the file: the re-read is not one the
+		// session passes through (pass.go).
+		seq = append(seq, assistant(toolUse("toolu_next", "Read", obj{"file_path": "/w/big.go", "offset": 1, "limit": 5})),
+			user(toolResult("toolu_next", fileLines("big", 5), false)))
 		if res = projectSeq(t, Config{BudgetTokens: 8000, AlwaysEngage: true}, seq); !res.Reprojected {
 			break
 		}

@@ -83,11 +83,18 @@ type fold struct {
 	uncacheable int
 	evictions   int
 	lastCut     int // the cut of the last re-projection
+
+	// passing are the candidates to fold waiting for the next assistant
+	// message, by tool_use id, and folded the ids of the results folded
+	// (pass.go).
+	passing map[string]passing
+	folded  map[string]bool
 }
 
 func newFold(cfg resolved) *fold {
 	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, called: map[string]bool{}, inHead: true,
-		shown: map[string]shownCopy{}, refs: map[string]string{}, where: map[*entry]int{}}
+		shown: map[string]shownCopy{}, refs: map[string]string{}, where: map[*entry]int{},
+		passing: map[string]passing{}, folded: map[string]bool{}}
 }
 
 // engaged reports whether the engine serves its projection rather than
@@ -113,6 +120,8 @@ func (f *fold) clone() *fold {
 	c.headWords = slices.Clone(f.headWords)
 	c.shown = maps.Clone(f.shown)
 	c.refs = maps.Clone(f.refs)
+	c.passing = maps.Clone(f.passing)
+	c.folded = maps.Clone(f.folded)
 	return &c
 }
 
@@ -137,21 +146,25 @@ func (f *fold) consume(m message, last bool) error {
 		f.origTokens += m.tokens(f.cfg.span)
 		f.step++
 		f.reprojected = false
+		var calls []block
 		for _, b := range m.blocks {
 			if b.typ == "tool_use" {
 				f.uses[b.id] = b
 				f.called[b.name] = true
 				f.refer(b, f.step)
+				calls = append(calls, b)
 			}
 		}
+		f.resolvePassing(calls, true)
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)
 		f.tailTokens += s.tokens
 		f.words = assistantWords(m, f.cfg.span)
 	case "user":
+		f.resolvePassing(nil, false)
 		full := f.render(m, true, nil)
 		f.origTokens += m.tokens(f.cfg.span)
-		f.maybeReproject(full.tokens)
+		f.maybeReproject(full.tokens, f.changesView(m))
 		// The curated form is decided after any re-projection, against
 		// exactly what this request serves before the message.
 		cur := f.render(m, false, f.indexResult)
@@ -166,6 +179,7 @@ func (f *fold) consume(m message, last bool) error {
 			f.tailTokens += cur.tokens
 		}
 	default: // role "system" inside messages, carried in place
+		f.resolvePassing(nil, false)
 		f.origTokens += m.tokens(f.cfg.span)
 		s := f.render(m, false, nil)
 		f.tail = append(f.tail, s)

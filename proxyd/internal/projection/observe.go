@@ -36,6 +36,7 @@ func (f *fold) observe(use block, res *block) {
 		if path == "" {
 			return
 		}
+		f.world.noteUse(path, step)
 		if strings.HasPrefix(strings.TrimSpace(text), unchangedStub) {
 			f.world.touch(path, step)
 			if e, ok := f.world.observed[path]; ok {
@@ -61,11 +62,15 @@ func (f *fold) observe(use block, res *block) {
 			e.input = jsonObject("file_path", path)
 		}
 		f.world.put(e, step)
+		if !e.partial && e.tokens*10 >= passMinTenths*f.cfg.budget {
+			f.world.sample(path, step)
+		}
 	case "Write":
 		path := in.Get("file_path").String()
 		if path == "" {
 			return
 		}
+		f.world.noteUse(path, step)
 		lines := strings.Split(strings.TrimSuffix(in.Get("content").String(), "\n"), "\n")
 		style := numbering{sep: "\t"}
 		if old, ok := f.world.observed[path]; ok && old.numbered.sep != "" {
@@ -75,6 +80,7 @@ func (f *fold) observe(use block, res *block) {
 		f.world.put(&entry{key: path, tool: "Read", path: path, input: jsonObject("file_path", path),
 			content: jsonString(text), text: text, numbered: style, firstLine: 1, lastLine: len(lines)}, step)
 	case "Edit", "MultiEdit":
+		f.world.noteUse(in.Get("file_path").String(), step)
 		f.edited(in.Get("file_path").String(), use, step)
 	case "Bash", "Grep", "Glob":
 		key, input := strings.ToLower(use.name)+":"+in.Raw, []byte(in.Raw)

@@ -9,8 +9,11 @@
 // get it back, and the tail: every message since the last re-projection,
 // appended as the client sent it (once it is no longer the current turn, a
 // result identical to one the request still shows becomes a reference to
-// it, and large non-Read output is shortened). Operational memory rides in
-// a <system-reminder> on the final message only.
+// it, large non-Read output is shortened, and a whole-file Read the
+// session passes through — while the session so far rarely came back to
+// its reads two turns or more later — is folded to a line naming it once
+// the next assistant message did not name its file). Operational memory
+// rides in a <system-reminder> on the final message only.
 //
 // Re-projection happens only at deterministic points chosen by billed cost
 // (generation.go): it rebuilds the generations from the cut that pays and
@@ -41,7 +44,8 @@
 // state and how each message enters it; observe.go and world.go the
 // world of observations; reproject.go and generation.go the cost model
 // and the rebuild; render.go and curate.go the served form of snapshot
-// and tail; dedupe.go references to identical results; memory.go
+// and tail; dedupe.go references to identical results; pass.go reads the
+// session passes through; memory.go
 // operational memory; system.go, tools.go, breakpoints.go and
 // assemble.go the served body around the messages; visibility.go the
 // visibility export.

@@ -7,8 +7,10 @@ import (
 // maybeReproject accounts for the turn whose full form has current
 // tokens and rebuilds the snapshot from the cut that pays, if any (see
 // generation.go). The checkpoint is the assistant message this turn
-// answers, so the latest completed exchange stays verbatim.
-func (f *fold) maybeReproject(current int) {
+// answers, so the latest completed exchange stays verbatim. hold defers
+// the rebuild a turn, unless the served size is over the ceiling (see
+// changesView).
+func (f *fold) maybeReproject(current int, hold bool) {
 	now := f.headTokens() + f.snapTokens() + f.tailTokens + current
 	if !f.engaged() {
 		now = f.cfg.origOverhead + f.origTokens
@@ -18,7 +20,10 @@ func (f *fold) maybeReproject(current int) {
 	if len(f.tail) <= 1 || f.tail[len(f.tail)-1].role != "assistant" || f.tailTokens < f.cfg.threshold {
 		return
 	}
-	c := f.chooseCut(now, current, est)
+	c := -1
+	if !hold || !f.engaged() {
+		c = f.chooseCut(now, current, est)
+	}
 	if c < 0 && f.engaged() && now > f.cfg.ceiling {
 		c = 0 // over the hard ceiling: rebuild whatever it costs
 	}

@@ -208,7 +208,11 @@ func runSurveyMain(t *testing.T, n, bugEvery int, projected bool) surveyRun {
 // once at the start. The edits name Delta, which only m01.go defines, so
 // the projection keeps m01.go in view (see refer) and the agent never
 // reads it again: as many requests as the unprojected session, and less
-// billed input. (Before refer: 73 requests, m01.go read 6 times.)
+// billed input. (Before refer: 73 requests, m01.go read 6 times.) The
+// survey passes through its reads (pass.go): each module read is folded
+// after its next turn and no rebuild writes it (×0.385 billed; ×0.529
+// before that rule, and 69 requests with it but without the hold at an
+// edit's turn, when a rebuild kept a module as it was before its fix).
 func TestSurveyMainSessionKeepsTheFileItsFixesUse(t *testing.T) {
 	direct := runSurveyMain(t, 60, 10, false)
 	routed := runSurveyMain(t, 60, 10, true)
@@ -217,5 +221,5 @@ func TestSurveyMainSessionKeepsTheFileItsFixesUse(t *testing.T) {
 	assert.Equal(t, 1, direct.deltaReads)
 	assert.Equal(t, 1, routed.deltaReads, "m01.go stays in view")
 	assert.Equal(t, direct.requests, routed.requests)
-	assert.Less(t, routed.billed, 0.55*direct.billed, "measured ×0.53")
+	assert.Less(t, routed.billed, 0.42*direct.billed, "measured ×0.385")
 }

@@ -33,8 +33,11 @@ func TestRosterIsMonotone(t *testing.T) {
 	msgs := []obj{user(text("goal")),
 		assistant(toolUse("toolu_w", "WebFetch", obj{"url": "https://example.com"})), user(toolResult("toolu_w", "page", false))}
 	for i := range 80 {
+		// Reads under a fifth of the budget: no read the session passes
+		// through is folded at its next turn (pass.go), so the tail grows
+		// and rebuilds fold the WebFetch call away.
 		id := fmt.Sprintf("toolu_%02d", i)
-		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 120))...)
+		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 60))...)
 	}
 	for _, cfg := range []Config{{StubTools: true, BudgetTokens: 4000}, {TrimTools: true, BudgetTokens: 4000}} {
 		eng := New(cfg)

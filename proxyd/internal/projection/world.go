@@ -72,6 +72,11 @@ type world struct {
 	// folding the current request, which the proxy keeps for the recall
 	// tool under the reference their note names (internal/recall).
 	recalled []string
+	// samples are the whole-file reads, and lastRead the latest sample
+	// of each key (pass.go).
+	samples     []readSample
+	lastRead    map[string]int
+	lateSamples int
 }
 
 // clone copies the maps; entries are immutable and shared.
@@ -84,6 +89,8 @@ func (w *world) clone() *world {
 	c.used = maps.Clone(w.used)
 	c.reuse = maps.Clone(w.reuse)
 	c.evictedAt = maps.Clone(w.evictedAt)
+	c.samples = slices.Clone(w.samples)
+	c.lastRead = maps.Clone(w.lastRead)
 	c.recalled = nil // only what this request's fold evicts
 	return &c
 }
@@ -97,6 +104,7 @@ func newWorld(tok func(string) int) *world {
 		used:      map[string]int{},
 		reuse:     map[string]int{},
 		evictedAt: map[string]int{},
+		lastRead:  map[string]int{},
 		tok:       tok,
 	}
 }
@@ -172,6 +180,7 @@ func (w *world) referred(key string, step int) {
 	if _, ok := w.entries[key]; !ok {
 		return
 	}
+	w.noteUse(key, step)
 	if w.used[key] < step {
 		w.reuse[key]++
 	}
@@ -183,7 +192,11 @@ func (w *world) referred(key string, step int) {
 // agent keeps working from stays in the working set longer between its
 // uses, and is evicted after the files it read once.
 func (w *world) idle(key string, step int) int {
-	return (step - w.used[key]) / (1 + min(w.reuse[key], maxReuse))
+	d := (step - w.used[key]) / (1 + min(w.reuse[key], maxReuse))
+	if w.passed(key, step) {
+		return max(d, workingSteps)
+	}
+	return d
 }
 
 // maxReuse bounds how far reuse stretches an entry's idle time.
