@@ -66,7 +66,7 @@ func runMainSurvey(t *testing.T, modules, bugEvery int, routed bool) mainSurvey 
 // configuration: the same success, and the routed run's requests and
 // billed-equivalent input held to issue 28's terms, ≤ 1.0× requests and
 // ≤ 0.45× billed. Measured: 68 and 68 requests (×1.00), billed 361,370–
-// 361,377 against 853,222 (×0.424) since the survey's reads are folded
+// 361,387 against 853,222–853,230 (×0.424, three runs) since the survey's reads are folded
 // after their next turn (proxyd/internal/projection/pass.go); ×0.55 before
 // that (468,722), ×1.07 requests and ×0.57 billed before the fixes'
 // edits, which name Delta, kept m01.go in view; the default used to
