@@ -19,6 +19,8 @@ func FuzzProjectBody(f *testing.F) {
 	}
 	f.Add([]byte(`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`))
 	f.Add([]byte(`{"model":"m","max_tokens":1,"system":"You are Claude Code, x","tools":[{"name":"Read","input_schema":{"type":"object"}}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/a"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"     1→x\n"}]}]}`))
+	// Calls of tools outside the world: a tool search's tool_reference, a task creation.
+	f.Add([]byte(`{"model":"m","max_tokens":1,"tools":[{"name":"ToolSearch","input_schema":{"type":"object"}},{"name":"ExitPlanMode","input_schema":{"type":"object"},"defer_loading":true}],"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ToolSearch","input":{"query":"select:ExitPlanMode"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"tool_reference","tool_name":"ExitPlanMode"}]},{"type":"text","text":"Tool loaded."}]},{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"TaskCreate","input":{"subject":"s"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"Task #1 created successfully: s"}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		warm := New(Config{BudgetTokens: 8000, AlwaysEngage: true})
 		r, err := warm.ProjectBody(context.Background(), body, "")

@@ -26,6 +26,10 @@ func (f *fold) observe(use block, res *block) {
 	in := use.input
 	text := res.text
 	f.mem.observe(use.name, in.Get("command").String(), text, res.isError)
+	if !inWorld(use.name) {
+		f.foreign(use, res)
+		return
+	}
 	if res.isError || strings.HasPrefix(strings.TrimSpace(text), clearedStub) {
 		return
 	}

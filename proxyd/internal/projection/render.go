@@ -2,12 +2,17 @@ package projection
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
 // maxDropNotes bounds the list of dropped results in the snapshot note,
-// most recent first.
-const maxDropNotes = 60
+// most recent first, and maxCallNotes the list of folded calls of other
+// tools (foreign.go) beside it.
+const (
+	maxDropNotes = 60
+	maxCallNotes = 40
+)
 
 // renderGen emits entries as paired exchanges, with the notes on the last
 // one (or alone, as one user message, when there is no entry).
@@ -44,26 +49,53 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 }
 
 // notes are a generation's note: the results dropped since the
-// generations it follows (keys, most recently dropped first) and how to
-// get them back.
+// generations it follows and the calls of other tools folded since
+// (keys, most recently dropped first), and how to get them back. It lists
+// the maxDropNotes most recent drops and the maxCallNotes most recent
+// calls, and hands the results its call lines name by reference to the
+// proxy (world.recalled).
 func (f *fold) notes(keys []string) [][]byte {
-	var out [][]byte
-	if len(keys) > 0 {
-		var sb strings.Builder
-		sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference:\n")
-		for i, k := range keys {
-			if i == maxDropNotes {
-				fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", len(keys)-i)
-				break
-			}
-			sb.WriteString("- ")
-			sb.WriteString(f.world.evicted[k])
-			sb.WriteByte('\n')
-		}
-		sb.WriteString("</system-reminder>")
-		out = append(out, textBlock(sb.String()).raw)
+	if len(keys) == 0 {
+		return nil
 	}
-	return out
+	var lines []string
+	drops, calls, leftCalls := 0, 0, 0
+	for _, k := range keys {
+		switch {
+		case !isCall(k) && drops < maxDropNotes:
+			drops++
+		case isCall(k) && calls < maxCallNotes:
+			calls++
+			if t, ok := f.callText[k]; ok && !slices.Contains(f.world.recalled, t) {
+				f.world.recalled = append(f.world.recalled, t)
+			}
+		case isCall(k):
+			leftCalls++
+			continue
+		default:
+			continue
+		}
+		lines = append(lines, f.world.evicted[k])
+	}
+	var sb strings.Builder
+	sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference")
+	if calls > 0 {
+		sb.WriteString(". A line with → is a call that took effect, the start of its result after the arrow: do not make such a call again unless it only reads")
+	}
+	sb.WriteString(":\n")
+	for _, l := range lines {
+		sb.WriteString("- ")
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+	switch left := len(keys) - len(lines); {
+	case left > 0 && leftCalls == 0:
+		fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", left)
+	case left > 0:
+		fmt.Fprintf(&sb, "- and %d earlier ones, %d of them calls that took effect: repeat one only if it just reads\n", left, leftCalls)
+	}
+	sb.WriteString("</system-reminder>")
+	return [][]byte{textBlock(sb.String()).raw}
 }
 
 // render produces a message's served form. full is the current turn's form:

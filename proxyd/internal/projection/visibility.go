@@ -42,7 +42,7 @@ func (f *fold) visibility(now time.Time) *visibility.Export {
 	}
 	for k := range f.world.evicted {
 		path, _, _ := strings.Cut(k, "#")
-		if strings.HasPrefix(k, "cmd:") || strings.HasPrefix(k, "grep:") || strings.HasPrefix(k, "glob:") {
+		if strings.HasPrefix(k, "cmd:") || strings.HasPrefix(k, "grep:") || strings.HasPrefix(k, "glob:") || isCall(k) {
 			continue
 		}
 		fv := files[path]

@@ -48,6 +48,8 @@ type entry struct {
 	firstLine int
 	lastLine  int
 	defs      []string // the names a whole file defines (see refer)
+
+	pinned bool // never evicted: a tool search's tool_reference (foreign.go)
 }
 
 // world is the store of durable observations, keyed by identity.
@@ -240,7 +242,7 @@ func (w *world) evict(cands []*entry, budget, step int, stale func(*entry) bool)
 	var cs []cand
 	for _, e := range cands {
 		age := step - w.used[e.key]
-		if age <= 1 {
+		if age <= 1 || e.pinned {
 			continue
 		}
 		cs = append(cs, cand{e, int64(e.size()) * int64(max(1, w.idle(e.key, step)))})
