@@ -73,7 +73,9 @@ func blockCount(blocks []map[string]json.RawMessage, typ, key, value string) int
 // follows. On the fake's received bytes: the ToolSearch result and the
 // ExitPlanMode call are in requests served as the engine's projection,
 // the served ExitPlanMode definition is the client's (with defer_loading,
-// not a roster stub), and every request is valid.
+// not a roster stub), every request after the load keeps the
+// tool_reference in view (the engine never folds it: before, 6 of the 7
+// requests after the load had lost it), and every request is valid.
 func TestPlanModeToolSearchProjectedRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -134,6 +136,7 @@ func TestPlanModeToolSearchProjectedRealClient(t *testing.T) {
 		assert.Positive(t, blockCount(requestBlocks(t, reqs[i].Body), "tool_reference", "tool_name", "ExitPlanMode"),
 			"request %d holds the tool_reference", i)
 	}
+	assert.Zero(t, unreferenced, "after the load every request keeps ExitPlanMode's tool_reference in view (the engine never folds it)")
 	// The engine's projection: its fold note, or an exchange it re-emits.
 	body := string(reqs[call].Body)
 	assert.True(t, strings.Contains(body, foldNote) || strings.Contains(body, syntheticID),
