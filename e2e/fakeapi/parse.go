@@ -44,6 +44,7 @@ type block struct {
 	IsError   bool
 	Thinking  *string
 	Signature *string
+	Tool      json.RawMessage // a tool_addition's or tool_removal's tool
 }
 
 // message is one entry of "messages".
@@ -67,6 +68,7 @@ type parsedRequest struct {
 	sysString bool
 	Messages  []*message
 	topCC     *cacheControl
+	betas     map[string]bool // the anthropic-beta header's values
 }
 
 // wireBlock is the decoding target for one content block.
@@ -82,6 +84,7 @@ type wireBlock struct {
 	Thinking     *string         `json:"thinking"`
 	Signature    *string         `json:"signature"`
 	CacheControl json.RawMessage `json:"cache_control"`
+	Tool         json.RawMessage `json:"tool"`
 }
 
 // invalidError is a request the real API would reject with 400.
@@ -225,7 +228,7 @@ func parseContent(raw json.RawMessage, where string) ([]*block, bool, error) {
 		}
 		b.Type, b.Text, b.ID, b.Name, b.Input = w.Type, w.Text, w.ID, w.Name, w.Input
 		b.ToolUseID, b.Content, b.IsError = w.ToolUseID, w.Content, w.IsError
-		b.Thinking, b.Signature = w.Thinking, w.Signature
+		b.Thinking, b.Signature, b.Tool = w.Thinking, w.Signature, w.Tool
 		if b.Type == "tool_result" {
 			if err := b.parseNested(); err != nil {
 				return nil, false, err

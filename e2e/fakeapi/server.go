@@ -318,6 +318,7 @@ func (s *Server) parseValid(w http.ResponseWriter, hr *http.Request, rec *Reques
 	}
 	p, err := parseRequest(rec.Body)
 	if err == nil {
+		p.betas = betas(hr.Header)
 		err = validate(p, countTokens, s.opts.RejectEmptyTools)
 	}
 	if err != nil {

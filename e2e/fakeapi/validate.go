@@ -248,6 +248,12 @@ func validateMessages(p *parsedRequest) error {
 			continue
 		}
 		for _, b := range m.Blocks {
+			if isToolChange(b) && m.Role == "system" && p.betas[toolChangesBeta] {
+				if err := validateToolChange(b); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := validateBlock(m.Role, b); err != nil {
 				return err
 			}

@@ -20,9 +20,9 @@ func placeBreakpoints(sys []sysBlock, msgs []served, f *fold) int {
 	}
 	mk.tailWritePoints(end, f.reminded)
 	for i := len(ends) - 1; i >= 0; i-- {
-		mk.last(ends[i], 0)
+		mk.end(ends[i])
 	}
-	mk.last(len(f.head)+len(f.dialogue)-1, 0)
+	mk.end(len(f.head) + len(f.dialogue) - 1)
 	if mk.n < 4 && len(sys) > 0 {
 		sys[len(sys)-1].bp = true
 		mk.n++
@@ -46,6 +46,11 @@ func (mk *marker) block(i, j int) bool {
 	switch m.kinds[j] {
 	case "thinking", "redacted_thinking":
 		return false
+	case "tool_addition", "tool_removal":
+		// Claude Code's mid-conversation tool changes (a role:"system"
+		// message, foreign.go): whether the API takes cache_control on
+		// them is not established, so they are never marked.
+		return false
 	case "text":
 		if gjson.GetBytes(m.blocks[j], "text").String() == "" {
 			return false
@@ -63,15 +68,24 @@ func (mk *marker) block(i, j int) bool {
 }
 
 // last marks the last markable block of message i, skipping its last
-// skip blocks.
-func (mk *marker) last(i, skip int) {
+// skip blocks, and reports whether it marked one.
+func (mk *marker) last(i, skip int) bool {
 	if i < 0 || i >= len(mk.msgs) {
-		return
+		return false
 	}
 	for j := len(mk.msgs[i].blocks) - 1 - skip; j >= 0; j-- {
 		if mk.block(i, j) {
-			return
+			return true
 		}
+	}
+	return false
+}
+
+// end marks the end of a stable part that ends with message i: its last
+// markable block, or, when i is a role:"system" message with none (a
+// tool change), the messages before it.
+func (mk *marker) end(i int) {
+	for ; i >= 0 && !mk.last(i, 0) && mk.msgs[i].role == "system"; i-- {
 	}
 }
 

@@ -166,3 +166,49 @@ func FuzzCallLine(f *testing.F) {
 		}
 	})
 }
+
+// toolAddition is the role:"system" message Claude Code 2.1.332 sends
+// under the mid-conversation-tool-changes beta when an MCP server's tools
+// arrive late in a conversation.
+var toolAddition = obj{"role": "system", "content": []obj{{"type": "tool_addition",
+	"tool": obj{"type": "tool_definition", "definition": obj{"name": "mcp__late__find", "description": "Find things.",
+		"input_schema": obj{"type": "object", "properties": obj{"q": obj{"type": "string"}}}}}}}}
+
+// TestToolAdditionServedAsSent: a role:"system" message of tool_addition
+// blocks is carried as sent, in place while its turn is in the tail and in
+// the dialogue once its turn folds, in every later request, through
+// rebuilds; every request is valid and a fresh engine serves the same.
+func TestToolAdditionServedAsSent(t *testing.T) {
+	msgs := []obj{user(text("Read every module."))}
+	msgs = append(msgs, readPair("toolu_a", "/w/a.go", fileLines("a", 150))...)
+	msgs = append(msgs, toolAddition)
+	for i := range 60 {
+		msgs = append(msgs, readPair(fmt.Sprintf("toolu_r%03d", i), fmt.Sprintf("/w/m%02d.go", i), fileLines(fmt.Sprint("m", i), 150))...)
+	}
+	want := string(reqBody([]obj{toolAddition}))
+	want = want[strings.Index(want, `{"content":[{"tool":`):]
+	want = want[:strings.Index(want, `,"role":"system"}`)]
+	e := New(Config{BudgetTokens: 4000, AlwaysEngage: true})
+	rebuilds := 0
+	for k := 6; k <= len(msgs); k += 2 {
+		body := reqBody(msgs[:k])
+		res, err := e.ProjectBody(context.Background(), body, "mid-conversation-tool-changes-2026-07-01")
+		require.NoError(t, err)
+		require.NoError(t, validate.Request(res.Body), "request of %d messages", k)
+		if res.Reprojected {
+			rebuilds++
+		}
+		var found int
+		for _, m := range gjson.GetBytes(res.Body, "messages").Array() {
+			if m.Get("role").Str == "system" && strings.Contains(m.Raw, `"tool_addition"`) {
+				found++
+				assert.JSONEq(t, gjson.Get(want+`}`, "content").Raw, m.Get("content").Raw, "request of %d messages: as sent", k)
+			}
+		}
+		assert.Equal(t, 1, found, "request of %d messages: the tool_addition message, once", k)
+		fresh, err := New(Config{BudgetTokens: 4000, AlwaysEngage: true}).ProjectBody(context.Background(), body, "")
+		require.NoError(t, err)
+		assert.Equal(t, string(res.Body), string(fresh.Body), "request of %d messages: a fresh engine", k)
+	}
+	assert.GreaterOrEqual(t, rebuilds, 2, "rebuilds after the tool change")
+}
