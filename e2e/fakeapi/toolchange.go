@@ -8,13 +8,17 @@ import (
 
 // Mid-conversation tool changes. Claude Code 2.1.332 sends the tools of an
 // MCP server that connects late in a conversation as a role:"system"
-// message of tool_addition blocks ({"type":"tool_addition","tool":
-// {"type":"tool_definition","definition":{…}}}; a tool_removal names a
-// tool by {"type":"tool_reference","name":…}), and only on requests
-// whose anthropic-beta header carries toolChangesBeta: its bundle adds
-// the beta to a request's betas exactly when late additions may go on the
-// wire, and falls back to announcing the tools through ToolSearch when
-// the API rejects the header, the block type or the model. The fake
+// message of tool_addition blocks, each adding a tool by value
+// ({"type":"tool_addition","tool":{"type":"tool_definition",
+// "definition":{…}}}) or by name ({"tool":{"type":"tool_reference",
+// "name":…}}, seen in TestPersonInTheLoopInteractive with the plugin's
+// server, its tools declared with defer_loading); a tool_removal names a
+// tool by reference. It sends them only on requests whose anthropic-beta
+// header carries toolChangesBeta: its bundle adds the beta to a request's
+// betas when late additions may go on the wire (with the plugin, every
+// request of the sessions we ran), and falls back to announcing the tools
+// through ToolSearch when the API rejects the header, the block type or
+// the model. The fake
 // accepts the blocks under that beta, and rejects them as an unknown tag
 // otherwise, as it did before. It does not model what the real API does
 // with them beyond their shape: an added tool is not in View.ToolNames.
@@ -50,18 +54,17 @@ func validateToolChange(b *block) error {
 	if err := json.Unmarshal(b.Tool, &tool); err != nil {
 		return invalidf("%s.tool: Input should be a valid dictionary", b.where)
 	}
-	want := "tool_definition"
-	if b.Type == "tool_removal" {
-		want = "tool_reference"
-	}
-	if tool.Type != want {
-		return invalidf("%s.tool.type: Input tag '%s' found using 'type' does not match any of the expected tags: '%s'", b.where, tool.Type, want)
-	}
-	if b.Type == "tool_removal" {
+	if tool.Type == "tool_reference" || b.Type == "tool_removal" {
+		if tool.Type != "tool_reference" {
+			return invalidf("%s.tool.type: Input tag '%s' found using 'type' does not match any of the expected tags: 'tool_reference'", b.where, tool.Type)
+		}
 		if !toolNamePattern.MatchString(tool.Name) {
 			return invalidf("%s.tool.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'", b.where)
 		}
 		return nil
+	}
+	if tool.Type != "tool_definition" {
+		return invalidf("%s.tool.type: Input tag '%s' found using 'type' does not match any of the expected tags: 'tool_definition', 'tool_reference'", b.where, tool.Type)
 	}
 	var def struct {
 		Name        string          `json:"name"`
