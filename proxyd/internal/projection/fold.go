@@ -89,15 +89,14 @@ type fold struct {
 	// (pass.go).
 	passing map[string]passing
 	folded  map[string]bool
-	// callText is the result text of each folded call of another tool
-	// whose note line names it by recall reference (foreign.go).
-	callText map[string]string
+	// calls are the folded calls of other tools, by key (foreign.go).
+	calls map[string]foldedCall
 }
 
 func newFold(cfg resolved) *fold {
 	return &fold{cfg: cfg, world: newWorld(cfg.tok), mem: newMemory(), uses: map[string]block{}, called: map[string]bool{}, inHead: true,
 		shown: map[string]shownCopy{}, refs: map[string]string{}, where: map[*entry]int{},
-		passing: map[string]passing{}, folded: map[string]bool{}, callText: map[string]string{}}
+		passing: map[string]passing{}, folded: map[string]bool{}, calls: map[string]foldedCall{}}
 }
 
 // engaged reports whether the engine serves its projection rather than
@@ -125,7 +124,7 @@ func (f *fold) clone() *fold {
 	c.refs = maps.Clone(f.refs)
 	c.passing = maps.Clone(f.passing)
 	c.folded = maps.Clone(f.folded)
-	c.callText = maps.Clone(f.callText)
+	c.calls = maps.Clone(f.calls)
 	return &c
 }
 

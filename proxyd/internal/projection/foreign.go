@@ -67,9 +67,20 @@ func (f *fold) foreign(use block, res *block) {
 	line, whole := callLine(use, res, res.textTokenCount(f.cfg.tok))
 	f.world.evicted[key] = line
 	f.world.evictedAt[key] = f.step
+	c := foldedCall{group: use.name + " → " + line[strings.Index(line, " → ")+len(" → "):]}
 	if !whole {
-		f.callText[key] = res.text
+		c.text = res.text
 	}
+	f.calls[key] = c
+}
+
+// foldedCall is a folded call of another tool: group is its tool and the
+// start of its result, which calls repeating the same effect share (a
+// todo list rewritten forty times answers forty times "Todos have been
+// modified successfully"), and text the result's whole text when its
+// note line names it by recall reference.
+type foldedCall struct {
+	group, text string
 }
 
 // hasToolReference reports whether a tool_result's content holds a

@@ -18,8 +18,9 @@ import (
 )
 
 // foreignConversation opens with calls of tools outside the world — two
-// task creations, a failed update, a long web fetch, an MCP call, a
-// ToolSearch that finds nothing and one that loads ExitPlanMode — then
+// task creations, a failed update, a long web fetch, an MCP call, three
+// rewrites of the todo list, a ToolSearch that finds nothing and one that
+// loads ExitPlanMode — then
 // reads modules until the engine has folded them all several times over.
 func foreignConversation(reads int) []obj {
 	msgs := []obj{user(text("Plan the refactor of /w, then read every module."))}
@@ -32,6 +33,10 @@ func foreignConversation(reads int) []obj {
 	pair("toolu_w1", "WebFetch", obj{"url": "https://example.test/spec", "prompt": "Summarise the grammar"},
 		"The grammar has three rules.\n"+strings.Repeat("A rule of the grammar, explained at length. ", 120), false)
 	pair("toolu_m1", "mcp__x__y", obj{}, []obj{text("")}, false)
+	for i, step := range []string{"plan", "read", "refactor"} {
+		pair(fmt.Sprintf("toolu_d%d", i), "TodoWrite", obj{"todos": []obj{{"content": step, "status": "in_progress"}}},
+			"Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.", false)
+	}
 	pair("toolu_s1", "ToolSearch", obj{"query": "select:NoSuchTool"}, "No matching deferred tools found", false)
 	msgs = append(msgs,
 		assistant(text("Loading ExitPlanMode."), toolUse("toolu_s2", "ToolSearch", obj{"query": "select:ExitPlanMode"})),
@@ -58,7 +63,8 @@ func foreignNote(body []byte) string {
 // TestFoldNoteListsForeignCalls: once the engine folds the opening turns,
 // every call of a tool outside its world is in the fold note, once, with
 // its input and its result's first line (a short result whole, a long one
-// by a recall reference the request hands to the proxy); the tool search
+// by a recall reference the request hands to the proxy), calls of one tool
+// answered alike as one line, the latest's; the tool search
 // that loaded a tool is not in the note but stays served. The note's text
 // is golden, and a fresh engine serves the same bytes.
 func TestFoldNoteListsForeignCalls(t *testing.T) {
@@ -83,10 +89,12 @@ func TestFoldNoteListsForeignCalls(t *testing.T) {
 		`- TaskUpdate {"status":"completed","taskId":"9"} → error: Task not found` + "\n",
 		`- mcp__x__y → (no output)` + "\n",
 		`- ToolSearch {"query":"select:NoSuchTool"} → No matching deferred tools found` + "\n",
+		`- TodoWrite {"todos":[{"content":"refactor","status":"in_progress"}]} → Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. (the latest of 3 such calls)` + "\n",
 	} {
 		assert.Equal(t, 1, strings.Count(note, want), "the note lists %q once", want)
 	}
 	assert.NotContains(t, note, "select:ExitPlanMode", "the load is kept, not listed")
+	assert.NotContains(t, note, `"content":"plan"`, "calls with the same effect are one line, the latest's")
 	refs := recallRE.FindAllStringSubmatch(note, -1)
 	require.Len(t, refs, 1, "only the long fetch is named by reference")
 	assert.True(t, strings.HasPrefix(kept[refs[0][1]], "The grammar has three rules.\n"), "the fetch's result was handed to the proxy")

@@ -53,29 +53,45 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 // (keys, most recently dropped first), and how to get them back. It lists
 // the maxDropNotes most recent drops and the maxCallNotes most recent
 // calls, and hands the results its call lines name by reference to the
-// proxy (world.recalled).
+// proxy (world.recalled). Calls of one tool with the same start of result
+// are one line, the latest's, which says how many earlier ones it stands
+// for: a session that rewrites its todo list at every step would
+// otherwise carry a line per rewrite in every note, each rewritten by
+// every rebuild.
 func (f *fold) notes(keys []string) [][]byte {
 	if len(keys) == 0 {
 		return nil
 	}
 	var lines []string
 	drops, calls, leftCalls := 0, 0, 0
+	lineOf := map[string]int{} // a call group → its line
+	alike := map[string]int{}  // a call group → the earlier calls its line stands for
 	for _, k := range keys {
+		c, call := f.calls[k]
 		switch {
-		case !isCall(k) && drops < maxDropNotes:
+		case !call && drops < maxDropNotes:
 			drops++
-		case isCall(k) && calls < maxCallNotes:
-			calls++
-			if t, ok := f.callText[k]; ok && !slices.Contains(f.world.recalled, t) {
-				f.world.recalled = append(f.world.recalled, t)
+		case call:
+			if _, seen := lineOf[c.group]; seen {
+				alike[c.group]++
+				continue
 			}
-		case isCall(k):
-			leftCalls++
-			continue
+			if calls == maxCallNotes {
+				leftCalls++
+				continue
+			}
+			calls++
+			lineOf[c.group] = len(lines)
+			if c.text != "" && !slices.Contains(f.world.recalled, c.text) {
+				f.world.recalled = append(f.world.recalled, c.text)
+			}
 		default:
 			continue
 		}
 		lines = append(lines, f.world.evicted[k])
+	}
+	for g, n := range alike {
+		lines[lineOf[g]] += fmt.Sprintf(" (the latest of %d such calls)", n+1)
 	}
 	var sb strings.Builder
 	sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference")
@@ -88,7 +104,11 @@ func (f *fold) notes(keys []string) [][]byte {
 		sb.WriteString(l)
 		sb.WriteByte('\n')
 	}
-	switch left := len(keys) - len(lines); {
+	listed := len(lines)
+	for _, n := range alike {
+		listed += n
+	}
+	switch left := len(keys) - listed; {
 	case left > 0 && leftCalls == 0:
 		fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", left)
 	case left > 0:
