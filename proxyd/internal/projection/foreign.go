@@ -64,10 +64,10 @@ func (f *fold) foreign(use block, res *block) {
 		return
 	}
 	key := callKeyPrefix + use.id
-	line, whole := callLine(use, res, res.textTokenCount(f.cfg.tok))
+	line, at, whole := callLine(use, res, res.textTokenCount(f.cfg.tok))
 	f.world.evicted[key] = line
 	f.world.evictedAt[key] = f.step
-	c := foldedCall{group: use.name + " → " + line[strings.Index(line, " → ")+len(" → "):]}
+	c := foldedCall{group: use.name + " → " + line[at:]}
 	if !whole {
 		c.text = res.text
 	}
@@ -97,10 +97,11 @@ func hasToolReference(content []byte) bool {
 	return found
 }
 
-// callLine is the note's line for a call of another tool; whole reports
-// whether it holds the result's whole text (else it names the result's
-// recall reference); tokens is the result text's estimate.
-func callLine(use block, res *block, tokens int) (line string, whole bool) {
+// callLine is the note's line for a call of another tool; line[at:] is
+// what it says of the result, and whole reports whether that holds the
+// result's whole text (else it names the result's recall reference);
+// tokens is the result text's estimate.
+func callLine(use block, res *block, tokens int) (line string, at int, whole bool) {
 	var sb strings.Builder
 	sb.WriteString(use.name)
 	if in := strings.TrimSpace(use.input.Raw); in != "" && in != "{}" {
@@ -108,6 +109,7 @@ func callLine(use block, res *block, tokens int) (line string, whole bool) {
 		sb.WriteString(clip(in, lineBytes))
 	}
 	sb.WriteString(" → ")
+	at = sb.Len()
 	if res.isError {
 		sb.WriteString("error: ")
 	}
@@ -117,7 +119,7 @@ func callLine(use block, res *block, tokens int) (line string, whole bool) {
 	switch {
 	case text == "" && res.images > 0:
 		fmt.Fprintf(&sb, "(%d image(s), not kept)", res.images)
-		return sb.String(), true
+		return sb.String(), at, true
 	case text == "":
 		sb.WriteString("(no output)")
 	default:
@@ -129,7 +131,7 @@ func callLine(use block, res *block, tokens int) (line string, whole bool) {
 	if !whole {
 		fmt.Fprintf(&sb, " (~%d tokens) [recall %s]", tokens, recall.Ref(res.text))
 	}
-	return sb.String(), whole
+	return sb.String(), at, whole
 }
 
 // withoutReminders is a result's text without the <system-reminder> notes

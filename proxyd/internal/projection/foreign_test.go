@@ -161,7 +161,7 @@ func FuzzCallLine(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string, isErr bool) {
 		use := block{typ: "tool_use", id: "t1", name: "TaskCreate", input: gjson.Parse(`{"subject":"s"}`)}
-		line, whole := callLine(use, &block{typ: "tool_result", text: text, isError: isErr}, 1)
+		line, _, whole := callLine(use, &block{typ: "tool_result", text: text, isError: isErr}, 1)
 		if strings.Contains(line, "\n") {
 			t.Fatalf("%q: a line of several lines: %q", text, line)
 		}

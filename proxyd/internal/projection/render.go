@@ -63,17 +63,18 @@ func (f *fold) notes(keys []string) [][]byte {
 		return nil
 	}
 	var lines []string
-	drops, calls, leftCalls := 0, 0, 0
+	var alike []int            // per line, the earlier calls it stands for
 	lineOf := map[string]int{} // a call group → its line
-	alike := map[string]int{}  // a call group → the earlier calls its line stands for
+	drops, calls, leftCalls, grouped := 0, 0, 0, 0
 	for _, k := range keys {
 		c, call := f.calls[k]
 		switch {
 		case !call && drops < maxDropNotes:
 			drops++
 		case call:
-			if _, seen := lineOf[c.group]; seen {
-				alike[c.group]++
+			if i, seen := lineOf[c.group]; seen {
+				alike[i]++
+				grouped++
 				continue
 			}
 			if calls == maxCallNotes {
@@ -89,9 +90,7 @@ func (f *fold) notes(keys []string) [][]byte {
 			continue
 		}
 		lines = append(lines, f.world.evicted[k])
-	}
-	for g, n := range alike {
-		lines[lineOf[g]] += fmt.Sprintf(" (the latest of %d such calls)", n+1)
+		alike = append(alike, 0)
 	}
 	var sb strings.Builder
 	sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference")
@@ -99,16 +98,15 @@ func (f *fold) notes(keys []string) [][]byte {
 		sb.WriteString(". A line with → is a call that took effect, the start of its result after the arrow: do not make such a call again unless it only reads")
 	}
 	sb.WriteString(":\n")
-	for _, l := range lines {
+	for i, l := range lines {
 		sb.WriteString("- ")
 		sb.WriteString(l)
+		if alike[i] > 0 {
+			fmt.Fprintf(&sb, " (the latest of %d such calls)", alike[i]+1)
+		}
 		sb.WriteByte('\n')
 	}
-	listed := len(lines)
-	for _, n := range alike {
-		listed += n
-	}
-	switch left := len(keys) - listed; {
+	switch left := len(keys) - len(lines) - grouped; {
 	case left > 0 && leftCalls == 0:
 		fmt.Fprintf(&sb, "- and %d earlier ones: repeat any call whose result you need\n", left)
 	case left > 0:
