@@ -30,7 +30,7 @@ func TestClearResumeContinueProjectedRealClient(t *testing.T) {
 	term := startTTY(t, e, e.Work)
 	term.waitFor("bypass permissions on", 2*time.Minute)
 	submit(term, "Please read m01.py to m03.py.")
-	term.waitFor("Done: read m01 to m03.", 3*time.Minute)
+	term.waitTurnOver("Done: read m01 to m03.", 3*time.Minute)
 	first := lastSession(fake)
 	submit(term, "/clear")
 	time.Sleep(2 * time.Second)

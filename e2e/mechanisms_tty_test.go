@@ -99,7 +99,7 @@ func TestSummarizeFromHereProjectedRealClient(t *testing.T) {
 	start := time.Now()
 	e, fake, proxy, term := codewordSession(t)
 	submit(term, "Now read m17.py to m20.py.")
-	term.waitFor("Done: read m17 to m20.", time.Minute)
+	term.waitTurnOver("Done: read m17 to m20.", time.Minute)
 	openRewind(t, term)
 	term.key("Up")
 	term.key("Up") // the codeword's message
@@ -136,7 +136,7 @@ func codewordSession(t *testing.T) (*claudecli.Env, *fakeapi.Server, *runningPro
 	submit(term, "Please read m01.py to m16.py.")
 	term.waitFor("Done: read m01 to m16.", 3*time.Minute)
 	submit(term, "Remember the codeword HERON-7 for later.")
-	term.waitFor("Noted the codeword.", time.Minute)
+	term.waitTurnOver("Noted the codeword.", time.Minute)
 	return e, fake, proxy, term
 }
 

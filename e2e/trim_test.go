@@ -143,7 +143,7 @@ func TestTrimClearResumeRealClient(t *testing.T) {
 	term.waitFor("first turn done", 3*time.Minute)
 
 	submit(term, "/synaxi:trim")
-	s := term.waitFor("Run /clear now", 3*time.Minute)
+	s := term.waitTurnOver("Run /clear now", 3*time.Minute)
 	require.FileExists(t, stage, "the skill staged the block; screen:\n%s", s)
 	assert.Empty(t, agent.carried(), "nothing carried before /clear")
 

@@ -126,6 +126,26 @@ func (c *tty) waitFor(what string, d time.Duration) string {
 	}
 }
 
+// waitTurnOver waits until the screen shows what and, below its last
+// occurrence, the line the client prints when a turn ends ("✻ Baked for
+// 2s · done 6:11 PM"). A reply's text is on screen before its turn is
+// over; a key pressed in between (Esc Esc) interrupts the turn instead of
+// reaching the input box.
+func (c *tty) waitTurnOver(what string, d time.Duration) string {
+	c.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		s := c.screen()
+		if i := strings.LastIndex(s, what); i >= 0 && strings.Contains(s[i:], "· done") {
+			return s
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%q and the end of its turn never appeared; screen:\n%s", what, s)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
 // typeLine types text and presses Enter.
 func (c *tty) typeLine(text string) {
 	c.t.Helper()
