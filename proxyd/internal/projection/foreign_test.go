@@ -89,15 +89,18 @@ func TestFoldNoteListsForeignCalls(t *testing.T) {
 		`- TaskUpdate {"status":"completed","taskId":"9"} → error: Task not found` + "\n",
 		`- mcp__x__y → (no output)` + "\n",
 		`- ToolSearch {"query":"select:NoSuchTool"} → No matching deferred tools found` + "\n",
-		`- TodoWrite {"todos":[{"content":"refactor","status":"in_progress"}]} → Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. (the latest of 3 such calls)` + "\n",
+		`- TodoWrite {"todos":[{"content":"refactor","status":"in_progress"}]} → Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. (the latest of 3 such calls; the earlier ones: [recall r`,
 	} {
 		assert.Equal(t, 1, strings.Count(note, want), "the note lists %q once", want)
 	}
 	assert.NotContains(t, note, "select:ExitPlanMode", "the load is kept, not listed")
 	assert.NotContains(t, note, `"content":"plan"`, "calls with the same effect are one line, the latest's")
 	refs := recallRE.FindAllStringSubmatch(note, -1)
-	require.Len(t, refs, 1, "only the long fetch is named by reference")
-	assert.True(t, strings.HasPrefix(kept[refs[0][1]], "The grammar has three rules.\n"), "the fetch's result was handed to the proxy")
+	require.Len(t, refs, 2, "only the long fetch and the earlier todo rewrites are named by reference")
+	assert.True(t, strings.HasPrefix(kept[refs[1][1]], "The grammar has three rules.\n"), "the fetch's result was handed to the proxy")
+	assert.Equal(t, `TodoWrite {"todos":[{"content":"read","status":"in_progress"}]} → Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.`+"\n"+
+		`TodoWrite {"todos":[{"content":"plan","status":"in_progress"}]} → Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress.`,
+		kept[refs[0][1]], "what the earlier alike calls did costs one recall, latest first")
 
 	last := reqBody(msgs)
 	warm, err := e.ProjectBody(context.Background(), last, "")

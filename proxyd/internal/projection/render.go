@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/synaxi/synaxi/internal/recall"
 )
 
 // maxDropNotes bounds the list of dropped results in the snapshot note,
@@ -55,15 +57,16 @@ func blocksTokens(tok func(string) int, bs [][]byte) int {
 // calls, and hands the results its call lines name by reference to the
 // proxy (world.recalled). Calls of one tool with the same start of result
 // are one line, the latest's, which says how many earlier ones it stands
-// for: a session that rewrites its todo list at every step would
-// otherwise carry a line per rewrite in every note, each rewritten by
-// every rebuild.
+// for and names their own lines by recall reference, so what they did
+// still costs one call to get back: a session that rewrites its todo
+// list at every step would otherwise carry a line per rewrite in every
+// note, each rewritten by every rebuild.
 func (f *fold) notes(keys []string) [][]byte {
 	if len(keys) == 0 {
 		return nil
 	}
 	var lines []string
-	var alike []int            // per line, the earlier calls it stands for
+	var earlier [][]string     // per line, the lines of the earlier calls it stands for
 	lineOf := map[string]int{} // a call group → its line
 	drops, calls, leftCalls, grouped := 0, 0, 0, 0
 	for _, k := range keys {
@@ -73,7 +76,7 @@ func (f *fold) notes(keys []string) [][]byte {
 			drops++
 		case call:
 			if i, seen := lineOf[c.group]; seen {
-				alike[i]++
+				earlier[i] = append(earlier[i], f.world.evicted[k])
 				grouped++
 				continue
 			}
@@ -83,14 +86,14 @@ func (f *fold) notes(keys []string) [][]byte {
 			}
 			calls++
 			lineOf[c.group] = len(lines)
-			if c.text != "" && !slices.Contains(f.world.recalled, c.text) {
-				f.world.recalled = append(f.world.recalled, c.text)
+			if c.text != "" {
+				f.recall(c.text)
 			}
 		default:
 			continue
 		}
 		lines = append(lines, f.world.evicted[k])
-		alike = append(alike, 0)
+		earlier = append(earlier, nil)
 	}
 	var sb strings.Builder
 	sb.WriteString("<system-reminder>\nTo keep this context small, the results of these earlier calls were dropped from it. Nothing is known to have changed unless said; to see a result again, repeat its call (that is not a loop), or, for one marked [recall r…], ask the synaxi recall tool for that reference")
@@ -101,8 +104,10 @@ func (f *fold) notes(keys []string) [][]byte {
 	for i, l := range lines {
 		sb.WriteString("- ")
 		sb.WriteString(l)
-		if alike[i] > 0 {
-			fmt.Fprintf(&sb, " (the latest of %d such calls)", alike[i]+1)
+		if len(earlier[i]) > 0 {
+			text := strings.Join(earlier[i], "\n")
+			f.recall(text)
+			fmt.Fprintf(&sb, " (the latest of %d such calls; the earlier ones: [recall %s])", len(earlier[i])+1, recall.Ref(text))
 		}
 		sb.WriteByte('\n')
 	}
@@ -114,6 +119,13 @@ func (f *fold) notes(keys []string) [][]byte {
 	}
 	sb.WriteString("</system-reminder>")
 	return [][]byte{textBlock(sb.String()).raw}
+}
+
+// recall hands text to the proxy's recall store (world.recalled), once.
+func (f *fold) recall(text string) {
+	if !slices.Contains(f.world.recalled, text) {
+		f.world.recalled = append(f.world.recalled, text)
+	}
 }
 
 // render produces a message's served form. full is the current turn's form:
