@@ -127,3 +127,25 @@ func writeSystem(b *bytes.Buffer, sys []sysBlock, cc string) {
 	}
 	b.WriteByte(']')
 }
+
+// withTools writes the client's body with only its tools replaced: every
+// other top-level field as sent, in the client's order.
+func withTools(req request, size int, tools [][]byte) []byte {
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteByte('{')
+	for i, field := range req.top {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if field.Key.Str == "tools" {
+			b.WriteString(field.Key.Raw + `:[`)
+			b.Write(bytes.Join(tools, []byte(",")))
+			b.WriteByte(']')
+			continue
+		}
+		b.WriteString(field.Key.Raw + ":" + field.Value.Raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}

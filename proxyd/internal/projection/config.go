@@ -53,17 +53,21 @@ type resolved struct {
 	// minCache is the model's minimum cacheable prompt length: a shorter
 	// prefix is never cached, so every request pays for it in full.
 	minCache int
-	always   bool
-	pinned   bool // the budget is configured, not sized
-	tok      func(string) int
-	span     spanFunc
+	// shortened holds the tools the roster serves shortened until their
+	// first call (tools.go), and roster names them for the memo's key.
+	shortened map[string]bool
+	roster    string
+	always    bool
+	pinned    bool // the budget is configured, not sized
+	tok       func(string) int
+	span      spanFunc
 }
 
 // key identifies the parts of a resolved configuration the fold depends
 // on, for the memo.
 func (r resolved) key() string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%d/%t/%t", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
-		r.writePrice, r.overhead, r.origOverhead, r.minCache, r.always, r.pinned)
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%d/%t/%t/%s", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
+		r.writePrice, r.overhead, r.origOverhead, r.minCache, r.always, r.pinned, r.roster)
 }
 
 // Window returns the context window of a model in tokens: 1M when the

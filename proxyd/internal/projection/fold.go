@@ -32,7 +32,12 @@ type fold struct {
 	// called holds the name of every tool the conversation has called:
 	// the tool roster (tools.go) serves them in full.
 	called map[string]bool
-	head   []served
+	// rosterGrew says the latest assistant message called a tool the
+	// roster served shortened: the request carrying its result serves
+	// another roster, so its whole prefix is written again whatever the
+	// engine serves after the tools (see maybeReproject).
+	rosterGrew bool
+	head       []served
 	// gens is the world snapshot, oldest generation first (see
 	// generation.go); where maps each entry they serve to its generation.
 	gens  []gen
@@ -150,9 +155,11 @@ func (f *fold) consume(m message, last bool) error {
 		f.step++
 		f.reprojected = false
 		var calls []block
+		f.rosterGrew = false
 		for _, b := range m.blocks {
 			if b.typ == "tool_use" {
 				f.uses[b.id] = b
+				f.rosterGrew = f.rosterGrew || f.cfg.shortened[b.name] && !f.called[b.name]
 				f.called[b.name] = true
 				f.refer(b, f.step)
 				calls = append(calls, b)

@@ -310,6 +310,24 @@ func (f *fold) engagePays(now, current int, e0 cutEstimate) bool {
 	return saved >= rebuildMargin*f.cfg.writePrice*float64(after)
 }
 
+// rebuildFree returns 0, a rebuild from the first cut, when the tool
+// roster changes at this request and the rebuild would serve less than
+// the request would without it, else -1. A roster change re-writes the
+// whole served prefix anyway (the tools come first in it), so a rebuild
+// then costs no write the request does not already pay, and every later
+// turn reads less. Before the projection engages the same holds of the
+// client's whole request: engaging then writes less than not engaging.
+func (f *fold) rebuildFree(now, current int, e0 cutEstimate) int {
+	after := e0.kept + e0.write() + f.tailKeepTokens() + current
+	if !f.engaged() {
+		after += f.cfg.overhead
+	}
+	if after >= now || !f.cacheable(after-current) {
+		return -1
+	}
+	return 0
+}
+
 // cacheable reports whether a served prefix of about n tokens (the
 // engine's estimate) is long enough for the model's prompt cache. A
 // shorter one is never cached: every request would pay for it in full

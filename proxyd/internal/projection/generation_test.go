@@ -20,7 +20,7 @@ func foldOf(t *testing.T, cfg Config, msgs []obj) *fold {
 	raws, err := splitMessages(req.messages)
 	require.NoError(t, err)
 	r := cfg.resolve(Window(req.model.String(), ""))
-	r.overhead, r.origOverhead = overheads(r.tok, req, projectSystem(req.system), cfg.roster())
+	r.fit(req, projectSystem(req.system), cfg.roster())
 	f, _, err := New(cfg).fold(r, raws)
 	require.NoError(t, err)
 	return f

@@ -218,7 +218,7 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	}
 	cfg.minCache = cachesim.MinTokensFor(req.model.String())
 	sys := projectSystem(req.system)
-	cfg.overhead, cfg.origOverhead = overheads(cfg.tok, req, sys, e.cfg.roster())
+	cfg.fit(req, sys, e.cfg.roster())
 	f, remember, err := e.fold(cfg, raws)
 	if err != nil {
 		return nil, validFirst(in, err)
@@ -242,7 +242,12 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	res := &Result{Visibility: vis, Reprojected: f.reprojected, Budget: cfg.budget, Threshold: cfg.threshold, Engaged: f.engaged(),
 		Recall: f.world.recalled}
 	if !f.engaged() {
-		// Never cost more: the client's own body, byte for byte.
+		// Never cost more: the client's own body, byte for byte, but for
+		// the tool roster, which stays the engaged one's so that engaging
+		// keeps the cached tools (tools.go).
+		if cfg.roster != "" {
+			body = withTools(req, len(body), projectTools(req.tools, e.cfg.roster(), f.called))
+		}
 		stats.ServedMessages, stats.ServedBytes = len(raws), len(body)
 		stats.NotEngaged = f.notEngagedReason()
 		stats.Note = fmt.Sprintf("budget=%d threshold=%d", cfg.budget, cfg.threshold)

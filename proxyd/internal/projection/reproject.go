@@ -21,7 +21,10 @@ func (f *fold) maybeReproject(current int, hold bool) {
 		return
 	}
 	c := -1
-	if !hold || !f.engaged() {
+	if f.rosterGrew {
+		c = f.rebuildFree(now, current, est[0])
+	}
+	if c < 0 && (!hold || !f.engaged()) {
 		c = f.chooseCut(now, current, est)
 	}
 	if c < 0 && f.engaged() && now > f.cfg.ceiling {

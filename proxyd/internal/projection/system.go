@@ -16,16 +16,28 @@ const Contract = `You are an autonomous coding agent working in the user's repos
 - Results already shown in this conversation are current; a note may list results that were dropped to save space: repeat such a call if you need it again.
 - When the task is done and proven by a tool result, stop and give a short summary.`
 
+// fit sets what the fold needs of the request's system prompt and tools.
+func (r *resolved) fit(req request, sys []sysBlock, ro roster) {
+	r.overhead, r.origOverhead = overheads(r.tok, req, sys, ro)
+	names := shortened(req.tools, ro)
+	r.shortened, r.roster = make(map[string]bool, len(names)), strings.Join(names, ",")
+	for _, n := range names {
+		r.shortened[n] = true
+	}
+}
+
 // overheads estimates the tokens of the projected system prompt and tools
-// and of the client's.
+// and of those the engine serves before it engages: the client's system
+// prompt and the same roster.
 func overheads(tok func(string) int, req request, sys []sysBlock, ro roster) (projected, original int) {
+	tools := 0
+	for _, t := range projectTools(req.tools, ro, nil) {
+		tools += tok(stringOf(t))
+	}
 	for _, s := range sys {
 		projected += tok(s.text)
 	}
-	for _, t := range projectTools(req.tools, ro, nil) {
-		projected += tok(stringOf(t))
-	}
-	return projected, tok(req.system.Raw) + tok(req.tools.Raw)
+	return projected + tools, tok(req.system.Raw) + tools
 }
 
 // sysBlock is one system text block of the served request.

@@ -56,7 +56,7 @@ func projectTools(tools gjson.Result, ro roster, called map[string]bool) [][]byt
 		all = append(all, raw)
 		name := t.Get("name").String()
 		switch {
-		case ro == rosterAll || called[name] || slices.Contains(coreTools, name) || t.Get("defer_loading").Bool() || t.Get("type").Exists():
+		case called[name] || !shortens(t, ro):
 			kept = append(kept, raw)
 		case ro == rosterStub || isRecallTool(name):
 			kept = append(kept, stubTool(t))
@@ -67,6 +67,29 @@ func projectTools(tools gjson.Result, ro roster, called map[string]bool) [][]byt
 		return all
 	}
 	return kept
+}
+
+// shortens reports whether ro serves tool t shortened (as a stub, or not
+// at all) until the conversation calls it.
+func shortens(t gjson.Result, ro roster) bool {
+	return ro != rosterAll && !slices.Contains(coreTools, t.Get("name").String()) && !t.Get("defer_loading").Bool() && !t.Get("type").Exists()
+}
+
+// shortened returns the names of the tools ro serves shortened until
+// their first call, in the client's order: the first call of one changes
+// the roster, and with it every byte of the cached prefix after it.
+func shortened(tools gjson.Result, ro roster) []string {
+	var names []string
+	if !tools.IsArray() {
+		return nil
+	}
+	tools.ForEach(func(_, t gjson.Result) bool {
+		if shortens(t, ro) {
+			names = append(names, t.Get("name").String())
+		}
+		return true
+	})
+	return names
 }
 
 // isRecallTool says whether name is synaxi's recall tool, however its MCP

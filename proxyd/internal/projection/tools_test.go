@@ -2,7 +2,9 @@ package projection
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,8 +25,9 @@ func TestStubKeepsWhatACallNeeds(t *testing.T) {
 	assert.Equal(t, `{"name":"Skill","description":"Run a skill. (Shortened: its full description is served after its first call.)","input_schema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"skill":{"type":"string"},"description":{"type":"string"},"opts":{"type":"array","items":{"type":"object","properties":{"k":{"type":"string","enum":["a","b"]}},"required":["k"]}},"mode":{"anyOf":[{"type":"string"},{"type":"null"}]}},"required":["skill"],"additionalProperties":false}}`, string(stub))
 }
 
-// TestRosterIsMonotone: the served roster depends on the tools the
-// conversation has ever called, not on the calls the request still shows:
+// TestRosterIsMonotone: the served roster, before the projection engages
+// and after, depends on the tools the conversation has ever called, not
+// on the calls the request still shows:
 // a tool called once stays in full after its call was folded away, a tool
 // never called is a stub (or left out, when trimming), and from one
 // request to the next the tools change only when a tool is called for the
@@ -52,9 +55,6 @@ func TestRosterIsMonotone(t *testing.T) {
 			require.NoError(t, validate.Request(r.Body))
 			if r.Reprojected {
 				reprojections++
-			}
-			if !r.Engaged {
-				continue
 			}
 			tools := gjson.GetBytes(r.Body, "tools").Raw
 			if prev != "" && tools != prev {
@@ -116,4 +116,85 @@ func TestStubRestoredByACall(t *testing.T) {
 	assert.Equal(t, "mcp__x__y tool", gjson.GetBytes(r.Body, `tools.#(name=="mcp__x__y").description`).String())
 	assert.Contains(t, gjson.GetBytes(r.Body, `tools.#(name=="WebFetch").description`).String(), stubNote, "the others stay stubs")
 	assert.Equal(t, "Read tool", gjson.GetBytes(r.Body, `tools.#(name=="Read").description`).String(), "core tools are never stubs")
+}
+
+// TestNotEngagedServesTheRosterOnly: a request the projection does not
+// engage on is the client's body byte for byte but for its tools, which
+// are the roster an engaged request serves (so engaging keeps the cached
+// tools); without stubs or trimming it is the client's body byte for byte.
+func TestNotEngagedServesTheRosterOnly(t *testing.T) {
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/a.go", fileLines("a", 40))...)
+	in := reqBody(msgs)
+	r, err := New(Config{StubTools: true}).ProjectBody(context.Background(), in, "")
+	require.NoError(t, err)
+	require.False(t, r.Engaged)
+	require.NoError(t, validate.Request(r.Body))
+	var sent, served map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(in, &sent))
+	require.NoError(t, json.Unmarshal(r.Body, &served))
+	require.Len(t, served, len(sent))
+	for k, v := range sent {
+		if k != "tools" {
+			assert.Equal(t, string(v), string(served[k]), "%s as sent", k)
+		}
+	}
+	engaged, err := New(Config{StubTools: true, AlwaysEngage: true}).ProjectBody(context.Background(), in, "")
+	require.NoError(t, err)
+	assert.JSONEq(t, gjson.GetBytes(engaged.Body, "tools").Raw, string(served["tools"]), "the engaged roster")
+	assert.Contains(t, gjson.GetBytes(r.Body, `tools.#(name=="mcp__x__y").description`).String(), stubNote)
+	assert.Equal(t, "Read tool", gjson.GetBytes(r.Body, `tools.#(name=="Read").description`).String())
+	assert.Equal(t, len(r.Body), r.Stats.ServedBytes)
+
+	r, err = New(Config{}).ProjectBody(context.Background(), in, "")
+	require.NoError(t, err)
+	assert.Equal(t, string(in), string(r.Body), "every tool served as sent: the client's body")
+}
+
+// TestRosterChangeRebuilds: the first call of a stubbed tool changes the
+// roster, so the request carrying its result writes its whole prefix
+// anyway; the engine takes it to engage (before, a conversation that had
+// not yet paid for it) or to rebuild (after), when that serves less.
+func TestRosterChangeRebuilds(t *testing.T) {
+	msgs := []obj{user(text("goal"))}
+	for i := range 10 {
+		id := fmt.Sprintf("toolu_%02d", i)
+		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 80))...)
+	}
+	eng := New(Config{StubTools: true})
+	r, err := eng.ProjectBody(context.Background(), reqBody(msgs), "")
+	require.NoError(t, err)
+	require.False(t, r.Engaged, "no saving predicted yet")
+	call := append(msgs, assistant(toolUse("toolu_x", "mcp__x__y", obj{})), user(toolResult("toolu_x", "ok", false)))
+	r, err = eng.ProjectBody(context.Background(), reqBody(call), "")
+	require.NoError(t, err)
+	require.NoError(t, validate.Request(r.Body))
+	assert.True(t, r.Engaged && r.Reprojected, "engaged where the roster changed")
+	assert.Equal(t, "mcp__x__y tool", gjson.GetBytes(r.Body, `tools.#(name=="mcp__x__y").description`).String())
+	// The same call with no roster change (the tool already in full):
+	// no saving predicted, nothing engages.
+	r, err = New(Config{}).ProjectBody(context.Background(), reqBody(call), "")
+	require.NoError(t, err)
+	assert.False(t, r.Engaged)
+
+	// Engaged, then a first call: the request rebuilds where the same
+	// conversation with every tool in full does not.
+	for i := 10; i < 60; i++ {
+		id := fmt.Sprintf("toolu_%02d", i)
+		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 80))...)
+	}
+	stub, all := New(Config{StubTools: true}), New(Config{})
+	taken := 0
+	for n := 23; n <= len(msgs); n += 2 {
+		call := append(slices.Clone(msgs[:n]), assistant(toolUse("toolu_x", "mcp__x__y", obj{})), user(toolResult("toolu_x", "ok", false)))
+		s, err := stub.ProjectBody(context.Background(), reqBody(call), "")
+		require.NoError(t, err)
+		a, err := all.ProjectBody(context.Background(), reqBody(call), "")
+		require.NoError(t, err)
+		if s.Engaged && a.Engaged && s.Reprojected && !a.Reprojected {
+			taken++
+		}
+	}
+	assert.Positive(t, taken, "a rebuild where only the roster change makes it free")
+	t.Logf("%d of %d engaged requests rebuilt at the roster change alone", taken, (len(msgs)-23)/2+1)
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -63,8 +62,9 @@ func panelDirs(sessions string) []string {
 // asserting the 0.92, which the ceiling shows is out of reach on
 // some sessions at 3.5× raw; it asserts that no side's hit ratio exceeds
 // the ceiling of its own raw context, which the ceiling's argument
-// guarantees for the baseline and, the projection's system and tools
-// being no smaller than the client's, for the projection.
+// guarantees for the baseline and, on the sessions whose projected system
+// and tools are no smaller than the client's, for the projection (a
+// smaller prefix lowers the projection's own new content, docs/projection.md).
 func TestPanel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays the whole panel")
@@ -94,15 +94,18 @@ func TestPanel(t *testing.T) {
 					continue
 				}
 				var altered int
-				prefix := 0 // baseline minus projected system and tools, at the first engaged request
-				seen := false
+				// baseline minus projected system and tools, at the first
+				// request (its tools are the engaged roster whether or not
+				// the engine engages) and at the first engaged one
+				prefix := 0
+				first, seen := true, false
 				rep, err := Run(context.Background(), p, opts, func(b Body) {
-					if !b.Engaged && !bytes.Equal(b.Baseline, b.Projected) {
+					if !b.Engaged && butTools(b.Baseline) != butTools(b.Projected) {
 						altered++
 					}
-					if b.Engaged && !seen {
-						seen = true
-						prefix = systemAndTools(b.Baseline) - systemAndTools(b.Projected)
+					if first || b.Engaged && !seen {
+						prefix = max(prefix, systemAndTools(b.Baseline)-systemAndTools(b.Projected))
+						first, seen = false, seen || b.Engaged
 					}
 				})
 				require.NoError(t, err, p)
@@ -120,12 +123,13 @@ func TestPanel(t *testing.T) {
 					t.Logf("%s: had it stopped earlier, billed %.2fx at worst (after request %d), %d of %d stopping points costlier",
 						name, rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops, rep.Requests)
 					// A regression guard on a measured figure, not a goal: a
-					// session that ends right after the engine engages pays
-					// for the engagement's write (0.92x at worst on the panel
-					// when this was written; 0.885x on fa812bfe since a file
-					// an edit refers to joins the engagement's working set;
-					// docs/projection.md).
-					assert.GreaterOrEqual(t, rep.WorstStop, 0.87, "%s: a stopping point costs far more than it did", name)
+					// session that ends right after its first call of a tool
+					// the roster serves as a stub pays for writing its prefix
+					// again (0.81x at worst on the panel when this was
+					// written, nicholas-wood, whose ninth request first calls
+					// AskUserQuestion; 12 of the 15 long sessions never cost
+					// more at any stopping point; docs/projection.md).
+					assert.GreaterOrEqual(t, rep.WorstStop, 0.8, "%s: a stopping point costs far more than it did", name)
 					t.Logf("%s: %d edits whose old text the request did not show (baseline %d); with %d files read again, billed %.2fx",
 						name, rep.Projected.BlindEdits, rep.Baseline.BlindEdits, rep.Projected.Rereads, rep.BilledReductionWithRereads)
 				}
@@ -137,7 +141,7 @@ func TestPanel(t *testing.T) {
 				if rep.Projected.BlindEdits > rep.Baseline.BlindEdits {
 					assert.Less(t, rep.BilledReductionWithRereads, rep.BilledReduction, "%s: the reads blind edits imply cost something", name)
 				}
-				assert.Zero(t, altered, "%s: a request the engine did not engage on is not served as sent", name)
+				assert.Zero(t, altered, "%s: a request the engine did not engage on is not served as sent (but for its tools)", name)
 				assert.Zero(t, rep.Projected.InvalidRequests, "%s: %s", name, rep.Projected.FirstInvalid)
 				assert.Zero(t, *rep.Projected.PrefixViolations, name)
 				if sub {
@@ -159,6 +163,19 @@ func TestPanel(t *testing.T) {
 
 // systemAndTools estimates the tokens of a request's system prompt and
 // tool list.
+// butTools is body without its tools: what a request the engine did not
+// engage on serves as the client sent it (the roster is the engaged one's).
+func butTools(body []byte) string {
+	var b strings.Builder
+	gjson.ParseBytes(body).ForEach(func(k, v gjson.Result) bool {
+		if k.Str != "tools" {
+			b.WriteString(k.Raw + ":" + v.Raw + ",")
+		}
+		return true
+	})
+	return b.String()
+}
+
 func systemAndTools(body []byte) int {
 	return tokens.EstimateBytes([]byte(gjson.GetBytes(body, "system").Raw)) + tokens.EstimateBytes([]byte(gjson.GetBytes(body, "tools").Raw))
 }
