@@ -64,8 +64,9 @@ type ProjectionStats struct {
 	Breakpoints      int    `json:"breakpoints"`
 	Note             string `json:"note,omitempty"`
 	// NotEngaged, when set, says why the request was forwarded as the
-	// client sent it, byte for byte: the projection engages only once its
-	// cost model predicts a saving.
+	// client sent it, byte for byte but for its tool roster (tools never
+	// called served as stubs, when projection.stub_tools is on): the
+	// projection engages only once its cost model predicts a saving.
 	NotEngaged string `json:"not_engaged,omitempty"`
 }
 
