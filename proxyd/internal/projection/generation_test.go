@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/synaxi/synaxi/proxyd/internal/gate"
+	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
 )
 
 // foldOf folds a conversation the way the engine does for one request
@@ -140,4 +142,31 @@ func TestNoRebuildBelowTheCacheMinimum(t *testing.T) {
 	assert.Equal(t, 0, f.chooseCut(20_000, 100, est), "5,400 tokens from the goal's cut: cacheable, the later cut still is not")
 	est[1].rebuilt = 1300
 	assert.Equal(t, 1, f.chooseCut(20_000, 100, est), "5,200 tokens: cacheable, and it writes less")
+}
+
+// TestCeilingCountsWhatARebuildFolds: the hard ceiling forces a rebuild
+// when what a rebuild can fold (the snapshot and the tail) is over it, not
+// when the part every rebuild keeps is: a conversation whose first message
+// alone is over the ceiling (a large paste) is not rebuilt at every turn.
+func TestCeilingCountsWhatARebuildFolds(t *testing.T) {
+	paste := strings.Repeat("a log line the user pasted, kept whole in every request\n", 4000) // ~56K tokens
+	msgs := []obj{user(text("Look at this log:\n" + paste))}
+	for i := range 60 {
+		id := fmt.Sprintf("toolu_%02d", i)
+		msgs = append(msgs, readPair(id, fmt.Sprintf("/w/f%02d.go", i), fileLines(id, 30))...)
+	}
+	eng := New(Config{AlwaysEngage: true, BudgetTokens: 4000}) // a 40,000-token ceiling
+	rebuilds, requests := 0, 0
+	for n := 3; n <= len(msgs); n += 2 {
+		r, err := eng.ProjectBody(context.Background(), reqBody(msgs[:n]), "")
+		require.NoError(t, err)
+		require.NoError(t, validate.Request(r.Body))
+		requests++
+		if r.Reprojected {
+			rebuilds++
+		}
+		require.Contains(t, string(r.Body), "kept whole in every request", "the paste is served")
+	}
+	t.Logf("%d rebuilds in %d requests", rebuilds, requests)
+	assert.LessOrEqual(t, rebuilds, requests/6, "rebuilt only when the cost model finds it pays")
 }

@@ -8,8 +8,8 @@ import (
 // tokens and rebuilds the snapshot from the cut that pays, if any (see
 // generation.go). The checkpoint is the assistant message this turn
 // answers, so the latest completed exchange stays verbatim. hold defers
-// the rebuild a turn, unless the served size is over the ceiling (see
-// changesView).
+// the rebuild a turn, unless what a rebuild can fold is over the ceiling
+// (see changesView).
 func (f *fold) maybeReproject(current int, hold bool) {
 	now := f.headTokens() + f.snapTokens() + f.tailTokens + current
 	if !f.engaged() {
@@ -27,8 +27,13 @@ func (f *fold) maybeReproject(current int, hold bool) {
 	if c < 0 && (!hold || !f.engaged()) {
 		c = f.chooseCut(now, current, est)
 	}
-	if c < 0 && f.engaged() && now > f.cfg.ceiling {
-		c = 0 // over the hard ceiling: rebuild whatever it costs
+	if c < 0 && f.engaged() && now-est[0].kept > f.cfg.ceiling {
+		// Over the hard ceiling: rebuild whatever it costs. The ceiling
+		// bounds what a rebuild can fold (the snapshot and the tail); what
+		// a rebuild from the first cut keeps (the head, the user's words)
+		// is served however large it is, so a conversation over the
+		// ceiling by that part alone is not rebuilt at every turn.
+		c = 0
 	}
 	if c >= 0 {
 		f.reproject(c)
