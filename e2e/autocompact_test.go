@@ -145,7 +145,7 @@ func checkCompactionsPassed(t *testing.T, e *claudecli.Env, fake *fakeapi.Server
 
 // TestAutoCompactProjectedRealClient: a routed main session (real client
 // in print mode, the proxy's default scope, the pinned 4K budget) reads
-// nine 12 KB modules under a 100k auto-compact window (threshold 67k), so
+// eleven 12 KB modules under a 100k auto-compact window (threshold 67k), so
 // Claude Code auto-compacts before the engine engages; the summary
 // request passes as sent. The conversation is then continued
 // (`--continue`, auto-compact off so it cannot compact again) reading
@@ -159,14 +159,14 @@ func TestAutoCompactProjectedRealClient(t *testing.T) {
 	}
 	start := time.Now()
 	e, fake, proxy := compactingSession(t, true, 100_000)
-	out := printTurn(t, e, "Remember the codeword PELICAN-42, then read m01.py to m09.py and tell me the codeword.")
-	assert.Contains(t, out, "Done: read m01 to m09; the codeword is PELICAN-42.")
+	out := printTurn(t, e, "Remember the codeword PELICAN-42, then read m01.py to m11.py and tell me the codeword.")
+	assert.Contains(t, out, "Done: read m01 to m11; the codeword is PELICAN-42.")
 	first := len(compactions(t, fake))
 	require.Positive(t, first, "Claude Code auto-compacted the first turn")
 
 	e.Vars = append(e.Vars, "DISABLE_AUTO_COMPACT=1")
-	out = printTurn(t, e, "--continue", fmt.Sprintf("Now read m10.py to m%02d.py and tell me the codeword.", compactingModules))
-	assert.Contains(t, out, fmt.Sprintf("Done: read m10 to m%02d; the codeword is PELICAN-42.", compactingModules))
+	out = printTurn(t, e, "--continue", fmt.Sprintf("Now read m12.py to m%02d.py and tell me the codeword.", compactingModules))
+	assert.Contains(t, out, fmt.Sprintf("Done: read m12 to m%02d; the codeword is PELICAN-42.", compactingModules))
 	summaries := compactions(t, fake)
 	assert.Len(t, summaries, first, "no compaction with auto-compact off")
 	rows := checkCompactionsPassed(t, e, fake, proxy, summaries)
