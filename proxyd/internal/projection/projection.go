@@ -23,7 +23,11 @@
 // engages only once the cost model predicts a saving, and engages or
 // rebuilds only into a context the model's prompt cache can hold (its
 // minimum cacheable length); until it engages it serves the client's body
-// byte for byte. All of it is a pure function of the request (its model,
+// byte for byte but for the tool roster, which is the engaged one from the
+// first request (tools.go), so engaging keeps the cached tools; a first
+// call of a stubbed tool, which re-writes the whole prefix anyway, is a
+// point where it engages or rebuilds when that serves less. All of it is
+// a pure function of the request (its model,
 // messages, system prompt, tools and cache time to live) and the
 // configuration: the fold is recomputed from the messages on every
 // request, so a restarted proxy serves identical bytes.
@@ -164,7 +168,8 @@ type Result struct {
 	StableMessages int
 	Reprojected    bool
 	// Engaged is false when Body is the request as the client sent it,
-	// byte for byte: the cost model predicts no saving yet.
+	// byte for byte but for its tool roster: the cost model predicts no
+	// saving yet.
 	Engaged bool
 	// Budget is the world budget the request was projected with.
 	Budget int
