@@ -387,9 +387,8 @@ func TestProjectionSurveyWithPluginHooks(t *testing.T) {
 // worker's Skill tool (never called yet) is served as a stub from the
 // conversation's first request (before the projection engages as after);
 // the scripted agent calls it from the stub in the first request that
-// shows one, the
-// real client runs the skill, the next request serves Skill's full schema,
-// and the task finishes.
+// shows one, the real client runs the skill, the next request serves
+// Skill's full schema, and the task finishes.
 func TestProjectionStubbedToolThroughRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives the real client")

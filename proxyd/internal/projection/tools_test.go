@@ -165,7 +165,7 @@ func TestRosterChangeRebuilds(t *testing.T) {
 	r, err := eng.ProjectBody(context.Background(), reqBody(msgs), "")
 	require.NoError(t, err)
 	require.False(t, r.Engaged, "no saving predicted yet")
-	call := append(msgs, assistant(toolUse("toolu_x", "mcp__x__y", obj{})), user(toolResult("toolu_x", "ok", false)))
+	call := append(slices.Clone(msgs), assistant(toolUse("toolu_x", "mcp__x__y", obj{})), user(toolResult("toolu_x", "ok", false)))
 	r, err = eng.ProjectBody(context.Background(), reqBody(call), "")
 	require.NoError(t, err)
 	require.NoError(t, validate.Request(r.Body))

@@ -161,8 +161,6 @@ func TestPanel(t *testing.T) {
 	}
 }
 
-// systemAndTools estimates the tokens of a request's system prompt and
-// tool list.
 // butTools is body without its tools: what a request the engine did not
 // engage on serves as the client sent it (the roster is the engaged one's).
 func butTools(body []byte) string {
@@ -176,6 +174,8 @@ func butTools(body []byte) string {
 	return b.String()
 }
 
+// systemAndTools estimates the tokens of a request's system prompt and
+// tool list.
 func systemAndTools(body []byte) int {
 	return tokens.EstimateBytes([]byte(gjson.GetBytes(body, "system").Raw)) + tokens.EstimateBytes([]byte(gjson.GetBytes(body, "tools").Raw))
 }
