@@ -44,11 +44,13 @@ func cacheTTLs(t *testing.T, body []byte) []string {
 // 1-hour cache TTL on an API key when ENABLE_PROMPT_CACHING_1H=1 (on a
 // subscription it does so by default): every cache_control it sends
 // carries "ttl":"1h". A routed print-mode session of 24 module reads
-// under that setting: on the fake's received bytes every breakpoint of
-// every request, those the engine places in its projection included,
-// carries ttl 1h; the fake's cache simulator bills the writes at the 1-hour
-// rate (no 5-minute write on any projected request), and every request is
-// valid.
+// under that setting, on the fake's received bytes: a request the engine
+// has not engaged on keeps the client's hour on every breakpoint; an
+// engaged one keeps it on the system prompt and the goal, and marks the
+// generations and the tail, which its rebuilds replace, for five minutes,
+// every one-hour mark first (the fake rejects the other order). The
+// fake's cache simulator bills the engaged requests' writes at both
+// rates, and every request is valid.
 func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -61,29 +63,82 @@ func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 	served := checkServed(t, e, fake, proxy, "m24.py")
 
 	reqs := fake.MessagesRequests()
-	var breakpoints, projected int
+	var breakpoints, projected, mixed, withHour int
 	var write5m, write1h int64
 	for i, r := range reqs {
 		ttls := cacheTTLs(t, r.Body)
 		breakpoints += len(ttls)
-		for _, ttl := range ttls {
-			assert.Equal(t, "1h", ttl, "request %d: every breakpoint asks for the 1-hour TTL", i)
-		}
 		body := string(r.Body)
 		if !strings.Contains(body, foldNote) && !strings.Contains(body, syntheticID) {
-			continue // not the engine's projection
+			for _, ttl := range ttls {
+				assert.Equal(t, "1h", ttl, "request %d, not projected: the client's hour on every breakpoint", i)
+			}
+			continue
 		}
 		projected++
-		assert.NotEmpty(t, ttls, "request %d: the projection places breakpoints", i)
-		assert.Zero(t, r.Usage.Ephemeral5m, "request %d: no 5-minute write", i)
+		order := servedTTLOrder(t, r.Body)
+		require.NotEmpty(t, order, "request %d: the projection places breakpoints", i)
+		if order[0] == "1h" {
+			withHour++
+		}
+		for k, ttl := range order {
+			if ttl == "" {
+				assert.NotContains(t, order[k:], "1h", "request %d: every one-hour mark first: %v", i, order)
+				mixed++
+				break
+			}
+		}
 		write5m += r.Usage.Ephemeral5m
 		write1h += r.Usage.Ephemeral1h
 	}
 	engagedRows := strings.Count(rowMarks(readLedger(t, e)), "E")
 	assert.Equal(t, engagedRows, projected, "the requests served as the engine's projection are the engaged rows")
+	assert.Positive(t, withHour, "projections keep the client's hour on their stable part")
+	assert.Positive(t, mixed, "projections mark their tail for five minutes")
 	stats := fake.CacheStats()
 	assert.Positive(t, stats.Write1h, "1-hour writes billed")
-	assert.Positive(t, write1h, "the projected requests wrote at the 1-hour rate")
-	t.Logf("%d requests, %d engaged, %d breakpoints all ttl 1h; writes: all requests 1h %d / 5m %d tokens, engaged 1h %d / 5m %d; %s; %s",
-		len(reqs), projected, breakpoints, stats.Write1h, stats.Write5m, write1h, write5m, served, time.Since(start).Round(time.Second))
+	assert.Positive(t, write5m, "the projected requests wrote their tails at the 5-minute rate")
+	t.Logf("%d requests, %d engaged (%d with a one-hour mark, %d with a five-minute one), %d breakpoints; writes: all requests 1h %d / 5m %d tokens, engaged 1h %d / 5m %d; %s; %s",
+		len(reqs), projected, withHour, mixed, breakpoints, stats.Write1h, stats.Write5m, write1h, write5m, served, time.Since(start).Round(time.Second))
+}
+
+// servedTTLOrder is the ttl of every breakpoint of a body in prompt order
+// ("" for five minutes): tools, system, then the messages' blocks.
+func servedTTLOrder(t *testing.T, body []byte) []string {
+	t.Helper()
+	var doc struct {
+		Tools    []map[string]json.RawMessage `json:"tools"`
+		System   []map[string]json.RawMessage `json:"system"`
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(body, &doc))
+	var order []string
+	add := func(b map[string]json.RawMessage) {
+		raw, ok := b["cache_control"]
+		if !ok {
+			return
+		}
+		var cc struct {
+			TTL string `json:"ttl"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &cc))
+		order = append(order, cc.TTL)
+	}
+	for _, b := range doc.Tools {
+		add(b)
+	}
+	for _, b := range doc.System {
+		add(b)
+	}
+	for _, m := range doc.Messages {
+		var blocks []map[string]json.RawMessage
+		if json.Unmarshal(m.Content, &blocks) == nil {
+			for _, b := range blocks {
+				add(b)
+			}
+		}
+	}
+	return order
 }

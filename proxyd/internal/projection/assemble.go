@@ -24,13 +24,42 @@ func servedSize(sys []sysBlock, tools [][]byte, msgs []served) int {
 	return n
 }
 
+// marks are the cache_control objects the breakpoints of a projection
+// carry. What the engine never rewrites — the system prompt and the goal,
+// the messages up to goalEnd — keeps the client's time to live; what its
+// rebuilds replace — the generations and the tail — is written at five
+// minutes whatever the client asks, since a rebuild writes it again
+// within minutes and an hour's write costs 2× the input price against
+// 1.25×. Every one-hour mark therefore precedes every five-minute one, as
+// the API requires.
+type marks struct {
+	stable, fresh string // cache_control JSON
+	goalEnd       int    // the goal's last message
+}
+
+const ephemeral = `{"type":"ephemeral"}`
+
+// newMarks returns the marks of a projection for the client's time to
+// live ttl ("" or "1h") whose goal ends at message goalEnd.
+func newMarks(ttl string, goalEnd int) marks {
+	m := marks{stable: ephemeral, fresh: ephemeral, goalEnd: goalEnd}
+	if ttl != "" {
+		m.stable = `{"type":"ephemeral","ttl":"` + ttl + `"}`
+	}
+	return m
+}
+
+// at returns the mark of a breakpoint in message i.
+func (m marks) at(i int) string {
+	if i <= m.goalEnd {
+		return m.stable
+	}
+	return m.fresh
+}
+
 // assemble writes the served body: the client's top-level fields in their
 // order with system, tools and messages replaced.
-func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []served, ttl string) []byte {
-	cc := `{"type":"ephemeral"}`
-	if ttl != "" {
-		cc = `{"type":"ephemeral","ttl":"` + ttl + `"}`
-	}
+func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []served, cc marks) []byte {
 	var b bytes.Buffer
 	b.Grow(size)
 	b.WriteByte('{')
@@ -46,7 +75,7 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 		switch k.Str {
 		case "system":
 			sep()
-			writeSystem(&b, sys, cc)
+			writeSystem(&b, sys, cc.stable)
 		case "tools":
 			if len(tools) == 0 {
 				continue // never send an empty tools list
@@ -84,7 +113,7 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 					if m.bp[j] {
 						b.Write(blk[:len(blk)-1])
 						b.WriteString(`,"cache_control":`)
-						b.WriteString(cc)
+						b.WriteString(cc.at(i))
 						b.WriteByte('}')
 					} else {
 						b.Write(blk)
@@ -105,7 +134,7 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 	if !req.system.Exists() {
 		// The identity and contract are always served.
 		sep()
-		writeSystem(&b, sys, cc)
+		writeSystem(&b, sys, cc.stable)
 	}
 	b.WriteByte('}')
 	return b.Bytes()

@@ -36,8 +36,8 @@ func FromConfig(c config.Projection) Config {
 	return Config{BudgetTokens: c.BudgetTokens, ThresholdTokens: c.ThresholdTokens, TrimTools: c.TrimTools, StubTools: c.StubTools}
 }
 
-// resolved is a Config applied to one request: its model's window, its
-// cache time to live and its system prompt and tools.
+// resolved is a Config applied to one request: its model's window and
+// its system prompt and tools.
 type resolved struct {
 	budget    int // the world budget
 	target    int // the snapshot's size after a re-projection
@@ -45,10 +45,8 @@ type resolved struct {
 	ceiling   int // the served size above which a re-projection is forced
 	resultCap int // tail results above this are shortened once not current
 	worldCap  int // world command/search results above this are shortened
-	// writePrice is the billed weight of a cache write at the request's
-	// time to live; overhead and origOverhead are the tokens of the
-	// projected and the client's system prompt and tools.
-	writePrice             float64
+	// overhead and origOverhead are the tokens of the projected and the
+	// client's system prompt and tools.
 	overhead, origOverhead int
 	// minCache is the model's minimum cacheable prompt length: a shorter
 	// prefix is never cached, so every request pays for it in full.
@@ -66,8 +64,8 @@ type resolved struct {
 // key identifies the parts of a resolved configuration the fold depends
 // on, for the memo.
 func (r resolved) key() string {
-	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%g/%d/%d/%d/%t/%t/%s", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
-		r.writePrice, r.overhead, r.origOverhead, r.minCache, r.always, r.pinned, r.roster)
+	return fmt.Sprintf("%d/%d/%d/%d/%d/%d/%d/%d/%d/%t/%t/%s", r.budget, r.target, r.threshold, r.ceiling, r.resultCap, r.worldCap,
+		r.overhead, r.origOverhead, r.minCache, r.always, r.pinned, r.roster)
 }
 
 // Window returns the context window of a model in tokens: 1M when the
@@ -104,7 +102,6 @@ func (c Config) resolve(window int) resolved {
 	}
 	r.ceiling = 10 * r.budget
 	r.resultCap, r.worldCap = outputCap, outputCap
-	r.writePrice = 1.25
 	if r.tok == nil {
 		r.tok, r.span = tokens.Estimate, tokens.EstimateSpan
 	} else {

@@ -278,7 +278,7 @@ func (f *fold) chooseCut(now, current int, est []cutEstimate) int {
 			continue
 		}
 		write := est[c].write() + f.tailKeepTokens() + current
-		net := f.acc[c] - rebuildMargin*f.cfg.writePrice*float64(write)
+		net := f.acc[c] - rebuildMargin*writePrice*float64(write)
 		if net >= 0 && (best < 0 || net > bestNet) {
 			best, bestNet = c, net
 		}
@@ -307,7 +307,7 @@ func (f *fold) engagePays(now, current int, e0 cutEstimate) bool {
 	h := float64(min(f.step/2, horizonMax))
 	growth := max(0, float64(now-f.firstNow)/float64(f.step))
 	saved := readPrice * (gap*h + growth*h*h/2)
-	return saved >= rebuildMargin*f.cfg.writePrice*float64(after)
+	return saved >= rebuildMargin*writePrice*float64(after)
 }
 
 // rebuildFree returns 0, a rebuild from the first cut, when the tool
@@ -354,6 +354,11 @@ const cacheMargin = 1.25
 // docs/projection.md, "Tuning history").
 const rebuildMargin = 5.0 / 3
 
+// writePrice is the billed weight of what a rebuild or an engagement
+// writes: the generations and the tail are written at five minutes
+// whatever time to live the client asks for (assemble.go, marks).
+const writePrice = 1.25
+
 // horizonMax bounds the number of coming turns a prediction counts on.
 const horizonMax = 40
 
@@ -379,6 +384,6 @@ func (f *fold) notEngagedReason() string {
 			n, cacheMargin*float64(f.cfg.minCache), cacheMargin, f.cfg.minCache)
 	}
 	e := f.estimates()[0]
-	write := f.cfg.writePrice * float64(e.kept+e.write()+f.tailKeepTokens()+f.cfg.overhead)
+	write := writePrice * float64(e.kept+e.write()+f.tailKeepTokens()+f.cfg.overhead)
 	return fmt.Sprintf("no saving predicted yet: the cache reads a projection would have saved so far (%.0f token-equivalents) do not pay for writing it (%.0f)", f.acc[0], write)
 }

@@ -217,10 +217,6 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 		return nil, validFirst(in, err)
 	}
 	cfg := e.cfg.resolve(Window(req.model.String(), beta))
-	ttl := clientTTL(body, req)
-	if ttl == "1h" {
-		cfg.writePrice = 2
-	}
 	cfg.minCache = cachesim.MinTokensFor(req.model.String())
 	sys := projectSystem(req.system)
 	cfg.fit(req, sys, e.cfg.roster())
@@ -262,7 +258,8 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	out := f.served()
 	tools := projectTools(req.tools, e.cfg.roster(), f.called)
 	bps := placeBreakpoints(sys, out, f)
-	served := assemble(req, servedSize(sys, tools, out), sys, tools, out, ttl)
+	cc := newMarks(clientTTL(body, req), len(f.head)+len(f.dialogue)-1)
+	served := assemble(req, servedSize(sys, tools, out), sys, tools, out, cc)
 	stats.ServedMessages, stats.ServedBytes, stats.Breakpoints = len(out), len(served), bps
 	stats.Note = fmt.Sprintf("budget=%d threshold=%d reprojections=%d evictions=%d generations=%d cut=%d snapshot=%d",
 		cfg.budget, cfg.threshold, f.reprojections, f.evictions, len(f.gens), f.lastCut, len(f.where))
