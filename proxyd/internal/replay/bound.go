@@ -13,32 +13,41 @@ import (
 // first message of each history (and the environment message after it),
 // every user-typed block and compaction summary — is written once and read
 // by every later request, and every other token of new content is written
-// once and never read again. A pause longer than the cache's TTL
-// expires the fixed part, which is then written again; a compaction keeps
-// only the tools and system prompt cached.
+// once, at five minutes (1.25×), and never read again. A pause longer than
+// the cache's TTL expires the fixed part, which is then written again; a
+// compaction keeps only the tools and system prompt cached. The fixed part
+// is priced at both TTLs, five minutes (1.25× writes, expired by a pause
+// of more than five minutes) and an hour (2×, expired by a pause of more
+// than an hour), and the bound takes the cheaper: a projection may choose
+// either, whatever the client asks.
 type bound struct {
 	keep    int64 // tools and system prompt (newContent.keep)
 	prev    int64 // the fixed part of the request before
 	prevAt  time.Time
 	started bool
-	billed  float64
+	// fixed5m and fixed1h are the fixed part's billed input at either
+	// TTL, fresh the other new content's.
+	fixed5m, fixed1h, fresh float64
 }
 
+// billed is the bound's billed-equivalent input so far.
+func (b *bound) billed() float64 { return min(b.fixed5m, b.fixed1h) + b.fresh }
+
 // add bills one request: fixed is its fixed part in tokens, fresh its new
-// content (newContent.add), ttl the client's cache TTL ("" or "1h").
-func (b *bound) add(fixed, fresh int64, at time.Time, reset bool, ttl string) {
-	write, life := 1.25, 5*time.Minute
-	if ttl == "1h" {
-		write, life = 2, time.Hour
-	}
+// content (newContent.add).
+func (b *bound) add(fixed, fresh int64, at time.Time, reset bool) {
 	shared := sharedPrefix(b.prev, b.keep, b.started, reset)
 	newFixed := max(0, fixed-shared)
-	cached := fixed - newFixed
-	if b.started && at.Sub(b.prevAt) > life {
-		cached = 0 // the pause expired it: written again
+	price := func(write float64, life time.Duration) float64 {
+		cached := fixed - newFixed
+		if b.started && at.Sub(b.prevAt) > life {
+			cached = 0 // the pause expired it: written again
+		}
+		return 0.1*float64(cached) + write*float64(fixed-cached)
 	}
-	other := max(0, fresh-newFixed)
-	b.billed += 0.1*float64(cached) + write*float64(fixed-cached) + write*float64(other)
+	b.fixed5m += price(1.25, 5*time.Minute)
+	b.fixed1h += price(2, time.Hour)
+	b.fresh += 1.25 * float64(max(0, fresh-newFixed))
 	b.prev, b.prevAt, b.started = fixed, at, true
 }
 

@@ -430,9 +430,9 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	var prevBV, prevPV *view
 	var baseL, projL loss
 	var prevTotal, prevBaseTotal int64
+	prevTail := "" // the time to live of the projected side's tail at the request before
 	for i, r := range reqs {
 		baseL.setTTL(r.ttl)
-		projL.setTTL(r.ttl)
 		if base == nil {
 			min := cachesim.MinTokensFor(r.model)
 			base, proj = cachesim.New(min, tok), cachesim.New(min, tok)
@@ -449,7 +449,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			return nil, err
 		}
 		bu.Add(u)
-		bnd.add(keep+fixedTokens(r.messages, b.summaries, env, tok), fresh.add(u.Total(), r.reset), r.at, r.reset, r.ttl)
+		bnd.add(keep+fixedTokens(r.messages, b.summaries, env, tok), fresh.add(u.Total(), r.reset), r.at, r.reset)
 		if err := dump(opts.Dump, "baseline", r.at, base.MinTokens, bb, u); err != nil {
 			return nil, err
 		}
@@ -495,12 +495,22 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 			rep.EditCalls += len(editCalls(resp))
 			h := reqs[i-1].messages
 			baseL.take(referee{h, prevBV, prevBV, tok, known}.answer(resp), prevBaseTotal)
+			projL.setTTL(prevTail)
 			projL.take(referee{h, prevBV, prevPV, tok, known}.answer(resp), prevTotal)
 		}
+		// A recovery is written where the side's tail is: at five minutes
+		// on an engaged request whatever the client asks (the
+		// projection's marks), else at the client's time to live.
+		tail := r.ttl
+		if res.Engaged {
+			tail = ""
+		}
+		projL.setTTL(tail)
 		if pv != bv && hasUserText(r.messages[len(r.messages)-1], b.summaries) {
 			projL.take(referee{r.messages, bv, pv, tok, known}.quotes(b.summaries, lines(bv.prefix), lines(pv.prefix)), pu2.Total())
 		}
 		prevBaseTotal, prevTotal = u.Total(), pu2.Total()
+		prevTail = tail
 		if prev != nil && !r.reset && !res.Reprojected {
 			if i := validate.PrefixBreak(prev, res.Body); i >= 0 {
 				if rosterOnly(prev, res.Body) {
@@ -522,7 +532,7 @@ func Run(ctx context.Context, path string, opts Options, each func(Body)) (*Repo
 	rep.Projected.takeLoss(&projL)
 	rep.bre, rep.pre = baseL.edits.u, projL.edits.u
 	rep.brc, rep.prc = baseL.all.u, projL.all.u
-	rep.bound = bnd.billed
+	rep.bound = bnd.billed()
 	rep.NewContentTokens = fresh.n
 	rep.WorstStop, rep.WorstStopRequest, rep.CostlierStops = stops.worst, stops.at, stops.costlier
 	rep.totals()
