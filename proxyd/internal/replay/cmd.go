@@ -150,7 +150,8 @@ func (r *Report) Table(w io.Writer) {
 		n.Edits, n.Reads, n.Commands, n.Symbols, n.Quotes, r.Projected.Recoveries, n.RecoveryTokens)
 	fmt.Fprintf(w, "with every recovery priced: billed-equivalent input %.2f× below baseline (never costlier: %v)\n",
 		r.BilledReductionWithRecovery, r.NeverCostlier)
-	fmt.Fprintf(w, "the session's bound: %.2f× below baseline; the projection reaches %.2f of it\n", r.BoundReduction, r.BoundShare)
+	fmt.Fprintf(w, "the session's bound: %.2f× below baseline; the projection reaches %.2f of it (%.2f with the re-reads alone priced)\n",
+		r.BoundReduction, r.BoundShare, r.BoundShareWithRereads)
 	fmt.Fprintf(w, "user-typed content hidden: %d", r.Projected.UserTypedHidden)
 	if r.Projected.FirstUserTypedHidden != "" {
 		fmt.Fprintf(w, " (first: %q)", r.Projected.FirstUserTypedHidden)

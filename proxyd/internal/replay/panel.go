@@ -22,12 +22,13 @@ type Summary struct {
 	BilledReductionWithRereads  float64 `json:"billed_reduction_with_rereads"`
 	BilledReductionWithRecovery float64 `json:"billed_reduction_with_recovery"`
 	// The session's bound and the share of it reached (see bound).
-	BoundReduction   float64 `json:"bound_reduction"`
-	BoundShare       float64 `json:"bound_share"`
-	CacheHitRatio    float64 `json:"cache_hit_ratio"`
-	InvalidRequests  int     `json:"invalid_requests"`
-	PrefixViolations int     `json:"prefix_violations"`
-	UserTypedHidden  int     `json:"user_typed_hidden"`
+	BoundReduction        float64 `json:"bound_reduction"`
+	BoundShare            float64 `json:"bound_share"`
+	BoundShareWithRereads float64 `json:"bound_share_with_rereads"`
+	CacheHitRatio         float64 `json:"cache_hit_ratio"`
+	InvalidRequests       int     `json:"invalid_requests"`
+	PrefixViolations      int     `json:"prefix_violations"`
+	UserTypedHidden       int     `json:"user_typed_hidden"`
 	// The hit-ratio ceilings' median and lowest value.
 	HitCeiling            float64 `json:"hit_ceiling"`
 	HitCeilingAtTargetRaw float64 `json:"hit_ceiling_at_target_raw"`
@@ -192,6 +193,7 @@ func summarise(rows []*Report) (median, worst Summary) {
 		func(r *Report) float64 { return r.HitCeiling },
 		func(r *Report) float64 { return r.HitCeilingAtTargetRaw },
 		func(r *Report) float64 { return r.WorstStop },
+		func(r *Report) float64 { return r.BoundShareWithRereads },
 	}
 	counts := []func(*Report) float64{
 		func(r *Report) float64 { return float64(r.Projected.InvalidRequests) },
@@ -205,7 +207,7 @@ func summarise(rows []*Report) (median, worst Summary) {
 		}
 		return Summary{RawReduction: v[0], BilledReduction: v[1], BilledReductionWithRereads: v[2],
 			BilledReductionWithRecovery: v[3], BoundReduction: v[4], BoundShare: v[5], CacheHitRatio: v[6],
-			HitCeiling: v[7], HitCeilingAtTargetRaw: v[8], WorstStop: v[9],
+			HitCeiling: v[7], HitCeilingAtTargetRaw: v[8], WorstStop: v[9], BoundShareWithRereads: v[10],
 			InvalidRequests: int(c(counts[0])), PrefixViolations: int(c(counts[1])), UserTypedHidden: int(c(counts[2]))}
 	}
 	return fill(med, med), fill(low, high)
@@ -213,7 +215,7 @@ func summarise(rows []*Report) (median, worst Summary) {
 
 // panelHeader names the panel table's columns.
 var panelHeader = []string{"transcript", "requests", "engaged", "billed ÷", "billed ÷ with re-reads", "billed ÷ with recovery",
-	"bound ÷", "share of bound", "blind edits (baseline)", "hidden then needed (edits/reads/commands/symbols/quotes)",
+	"bound ÷", "share of bound", "share with re-reads", "blind edits (baseline)", "hidden then needed (edits/reads/commands/symbols/quotes)",
 	"recovery tokens", "user-typed hidden", "invalid", "worst stop", "never costlier"}
 
 // panelCells are the panel table's rows: one per transcript, then the
@@ -229,7 +231,7 @@ func (r *Report) panelCells() [][]string {
 		}
 		out = append(out, []string{ShortName(r.Transcript), fmt.Sprint(r.Requests), fmt.Sprint(r.Engaged),
 			x(r.BilledReduction), x(r.BilledReductionWithRereads), x(r.BilledReductionWithRecovery),
-			x(r.BoundReduction), fmt.Sprintf("%.2f", r.BoundShare),
+			x(r.BoundReduction), fmt.Sprintf("%.2f", r.BoundShare), fmt.Sprintf("%.2f", r.BoundShareWithRereads),
 			fmt.Sprintf("%d (%d)", r.Projected.BlindEdits, r.Baseline.BlindEdits),
 			fmt.Sprintf("%d (%d/%d/%d/%d/%d)", n.Total(), n.Edits, n.Reads, n.Commands, n.Symbols, n.Quotes),
 			fmt.Sprint(n.RecoveryTokens), fmt.Sprint(r.Projected.UserTypedHidden), fmt.Sprint(r.Projected.InvalidRequests),
@@ -237,7 +239,7 @@ func (r *Report) panelCells() [][]string {
 	}
 	for _, s := range r.summaries() {
 		out = append(out, []string{s.name, "", "", x(s.v.BilledReduction), x(s.v.BilledReductionWithRereads), x(s.v.BilledReductionWithRecovery),
-			x(s.v.BoundReduction), fmt.Sprintf("%.2f", s.v.BoundShare), "", "", "",
+			x(s.v.BoundReduction), fmt.Sprintf("%.2f", s.v.BoundShare), fmt.Sprintf("%.2f", s.v.BoundShareWithRereads), "", "", "",
 			fmt.Sprint(s.v.UserTypedHidden), fmt.Sprint(s.v.InvalidRequests), x(s.v.WorstStop), ""})
 	}
 	return out

@@ -29,8 +29,8 @@
 //	                     every blind edit (below),
 //	 "billed_reduction_with_recovery": with every recovery the referee
 //	                     prices (below),
-//	 "bound_billed_equivalent", "bound_reduction", "bound_share": the
-//	                     session's bound (below),
+//	 "bound_billed_equivalent", "bound_reduction", "bound_share",
+//	 "bound_share_with_rereads": the session's bound (below),
 //	 "never_costlier":   the projection, recoveries priced, bills no more
 //	                     than the baseline,
 //	 "too_little_history": the engine engaged on no request (nothing
@@ -49,7 +49,8 @@
 //	 "median", "worst": {"raw_reduction", "billed_reduction",
 //	                     "billed_reduction_with_rereads",
 //	                     "billed_reduction_with_recovery", "bound_reduction",
-//	                     "bound_share", "cache_hit_ratio", "invalid_requests",
+//	                     "bound_share", "bound_share_with_rereads",
+//	                     "cache_hit_ratio", "invalid_requests",
 //	                     "prefix_violations", "user_typed_hidden",
 //	                     "hit_ceiling", "hit_ceiling_at_target_raw",
 //	                     "worst_stop_billed_reduction"} (several transcripts only),
@@ -193,12 +194,16 @@
 // message and the environment message after it, every user-typed block
 // and compaction summary — written once and read (0.1×) by every later
 // request, and every other token of new content (new_content_tokens)
-// written once (1.25×, or 2× at a 1-hour TTL) and never read again. A
-// pause longer than the TTL expires the cache, and the fixed part is
-// written again; a compaction keeps the tools and system prompt cached.
+// written once at five minutes (1.25×) and never read again. A pause
+// longer than the TTL expires the cache, and the fixed part is written
+// again; a compaction keeps the tools and system prompt cached. The fixed
+// part is priced at both TTLs (five minutes, 1.25×; an hour, 2×) and the
+// cheaper is taken, whatever the client asked: a projection may choose
+// either.
 // bound_reduction is the baseline's billed input over it, and bound_share
 // = bound ÷ the projection's billed input with every recovery priced: the
-// share of the best reduction the projection reaches (1 is the bound). A
+// share of the best reduction the projection reaches (1 is the bound);
+// bound_share_with_rereads prices the blind edits' re-reads alone. A
 // projection that drops part of the fixed part (the client's system
 // prompt) can exceed 1.
 package replay
@@ -284,10 +289,13 @@ type Report struct {
 	// BoundBilled is the best billed-equivalent input any projection of
 	// the session could reach (see bound), BoundReduction the baseline's
 	// over it, and BoundShare how much of it the projection reaches:
-	// BilledReductionWithRecovery ÷ BoundReduction.
-	BoundBilled    float64 `json:"bound_billed_equivalent"`
-	BoundReduction float64 `json:"bound_reduction"`
-	BoundShare     float64 `json:"bound_share"`
+	// BilledReductionWithRecovery ÷ BoundReduction; BoundShareWithRereads
+	// the same with the blind edits' re-reads alone priced (issue 27's
+	// measure), BilledReductionWithRereads ÷ BoundReduction.
+	BoundBilled           float64 `json:"bound_billed_equivalent"`
+	BoundReduction        float64 `json:"bound_reduction"`
+	BoundShare            float64 `json:"bound_share"`
+	BoundShareWithRereads float64 `json:"bound_share_with_rereads"`
 	// NeverCostlier is true when the projection with every recovery
 	// priced bills no more than the baseline.
 	NeverCostlier bool `json:"never_costlier"`
@@ -649,7 +657,7 @@ func (r *Report) totals() {
 	r.Baseline.BilledWithRecovery = r.Baseline.BilledEquivalent + r.brc.BilledEquivalent()
 	r.Projected.BilledWithRecovery = r.Projected.BilledEquivalent + r.prc.BilledEquivalent()
 	r.RawReduction, r.BilledReduction, r.BilledReductionWithRereads, r.BilledReductionWithRecovery = 0, 0, 0, 0
-	r.BoundBilled, r.BoundReduction, r.BoundShare = r.bound, 0, 0
+	r.BoundBilled, r.BoundReduction, r.BoundShare, r.BoundShareWithRereads = r.bound, 0, 0, 0
 	if r.Projected.BilledWithRereads > 0 {
 		r.BilledReductionWithRereads = r.Baseline.BilledWithRereads / r.Projected.BilledWithRereads
 	}
@@ -659,6 +667,7 @@ func (r *Report) totals() {
 	if r.bound > 0 && r.Projected.BilledWithRecovery > 0 {
 		r.BoundReduction = r.Baseline.BilledEquivalent / r.bound
 		r.BoundShare = r.bound / r.Projected.BilledWithRecovery
+		r.BoundShareWithRereads = r.bound / r.Projected.BilledWithRereads
 	}
 	r.NeverCostlier = r.Projected.BilledWithRecovery <= r.Baseline.BilledWithRecovery*(1+1e-9)
 	r.TooLittleHistory = r.Engaged == 0

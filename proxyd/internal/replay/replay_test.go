@@ -119,7 +119,7 @@ func TestMainJSONSchema(t *testing.T) {
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &m))
 	for _, key := range []string{"schema", "requests", "baseline", "projected", "raw_reduction", "billed_reduction", "budget_tokens", "worst_stop_billed_reduction", "costlier_stops", "billed_reduction_with_rereads",
-		"billed_reduction_with_recovery", "bound_reduction", "bound_share", "never_costlier", "scope", "too_little_history"} {
+		"billed_reduction_with_recovery", "bound_reduction", "bound_share", "bound_share_with_rereads", "never_costlier", "scope", "too_little_history"} {
 		assert.Contains(t, m, key)
 	}
 	for _, side := range []string{"baseline", "projected"} {
