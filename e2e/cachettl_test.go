@@ -50,7 +50,8 @@ func cacheTTLs(t *testing.T, body []byte) []string {
 // generations and the tail, which its rebuilds replace, for five minutes,
 // every one-hour mark first (the fake rejects the other order). The
 // fake's cache simulator bills the engaged requests' writes at both
-// rates, and every request is valid.
+// rates, every request is valid, and every engaged row of the ledger
+// records the client's hour (what its saving is priced at).
 func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real Claude Code CLI")
@@ -91,7 +92,13 @@ func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 		write5m += r.Usage.Ephemeral5m
 		write1h += r.Usage.Ephemeral1h
 	}
-	engagedRows := strings.Count(rowMarks(readLedger(t, e)), "E")
+	rows := readLedger(t, e)
+	engagedRows := strings.Count(rowMarks(rows), "E")
+	for _, r := range rows {
+		if engaged(r) {
+			assert.Equal(t, "1h", r.ClientTTL(), "the ledger prices the client's growth at its hour")
+		}
+	}
 	assert.Equal(t, engagedRows, projected, "the requests served as the engine's projection are the engaged rows")
 	assert.Positive(t, withHour, "projections keep the client's hour on their stable part")
 	assert.Positive(t, mixed, "projections mark their tail for five minutes")

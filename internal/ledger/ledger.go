@@ -68,6 +68,10 @@ type ProjectionStats struct {
 	// called served as stubs, when projection.stub_tools is on): the
 	// projection engages only once its cost model predicts a saving.
 	NotEngaged string `json:"not_engaged,omitempty"`
+	// ClientTTL is "1h" when the client asked for the one-hour cache TTL
+	// (a projection marks its tail for five minutes even then, so the
+	// served request's writes do not show it); empty for five minutes.
+	ClientTTL string `json:"client_ttl,omitempty"`
 }
 
 // Row is one measured request.
@@ -121,6 +125,15 @@ func (r *Row) Saved() (int64, bool) {
 		return 0, false
 	}
 	return *r.Counterfactual - r.Usage.BilledInput(), true
+}
+
+// ClientTTL is the cache TTL the client asked for, as its projection
+// recorded it ("1h", or empty: five minutes or not known).
+func (r *Row) ClientTTL() string {
+	if r.Projection == nil {
+		return ""
+	}
+	return r.Projection.ClientTTL
 }
 
 // Summary is a session's totals, kept current by the proxy for the status
@@ -181,7 +194,7 @@ func (s *Summary) Add(r *Row) {
 		s.Counterfactual += *r.Counterfactual
 		s.MeasuredUsage.Add(r.Usage)
 		s.SavedTokens += saved
-		s.SavedUSD += SavedUSD(r.Model, *r.Counterfactual, r.CounterfactualCached, r.Usage)
+		s.SavedUSD += SavedUSD(r.Model, *r.Counterfactual, r.CounterfactualCached, r.Usage, r.ClientTTL())
 	case r.CounterfactualNull != "":
 		s.ProbeFailures++
 	}
@@ -322,18 +335,18 @@ func InputUSD(model string, u Usage) float64 {
 // The unprojected conversation would have been cached by Claude Code the way
 // it always is: its previous prefix read at 0.1×, only its growth written.
 // So the counterfactual is priced as cached tokens read and the rest written
-// at the TTL the served request used (1 h if it wrote any 1 h entries, else
-// 5 min). When the cached part is unknown the whole counterfactual is priced
-// as a cache read, the cheapest the baseline could have been, so a saving is
-// never overstated.
-func SavedUSD(model string, counterfactual int64, cached *int64, u Usage) float64 {
+// at the client's TTL: 1 h when clientTTL (Row.ClientTTL) says so or the
+// served request wrote any 1 h entries, else 5 min. When the cached part is
+// unknown the whole counterfactual is priced as a cache read, the cheapest
+// the baseline could have been, so a saving is never overstated.
+func SavedUSD(model string, counterfactual int64, cached *int64, u Usage, clientTTL string) float64 {
 	p := PriceFor(model).Input / 1e6
 	read := counterfactual
 	if cached != nil {
 		read = min(*cached, counterfactual)
 	}
 	write := Write5mMultiplier
-	if u.CacheWrite1h > 0 {
+	if clientTTL == "1h" || u.CacheWrite1h > 0 {
 		write = Write1hMultiplier
 	}
 	baseline := p * (ReadMultiplier*float64(read) + write*float64(counterfactual-read))

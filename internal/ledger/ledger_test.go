@@ -50,20 +50,28 @@ func TestSavedUSDIsCacheAwareAndConservative(t *testing.T) {
 
 	// Baseline: 90,000 cached read at 0.1x, 10,000 written at 1.25x.
 	// 3e-6 * (9000 + 12500) = 0.0645; saved = 0.0645 - 0.0057.
-	got := SavedUSD(model, 100000, ptr(90000), served)
+	got := SavedUSD(model, 100000, ptr(90000), served, "")
 	assert.InDelta(t, 0.0645-0.0057, got, 1e-12)
 
 	// Unknown cached part: priced entirely as a read, the cheapest baseline.
-	got = SavedUSD(model, 100000, nil, served)
+	got = SavedUSD(model, 100000, nil, served, "")
 	assert.InDelta(t, 3e-6*10000-0.0057, got, 1e-12)
 
 	// A cached part larger than the counterfactual is clamped.
-	got = SavedUSD(model, 1000, ptr(5000), Usage{})
+	got = SavedUSD(model, 1000, ptr(5000), Usage{}, "")
 	assert.InDelta(t, 3e-6*100, got, 1e-12)
 
 	// 1 h writes in the served request price the baseline's growth at 2x.
-	got = SavedUSD(model, 2000, ptr(1000), Usage{CacheWrite1h: 10})
+	got = SavedUSD(model, 2000, ptr(1000), Usage{CacheWrite1h: 10}, "")
 	assert.InDelta(t, 3e-6*(100+2000)-3e-6*20, got, 1e-12)
+
+	// So does a client that asked for an hour, though the projection
+	// wrote its tail for five minutes.
+	got = SavedUSD(model, 2000, ptr(1000), Usage{CacheWrite5m: 10}, "1h")
+	assert.InDelta(t, 3e-6*(100+2000)-3e-6*12.5, got, 1e-12)
+	row := Row{Projection: &ProjectionStats{ClientTTL: "1h"}}
+	assert.Equal(t, "1h", row.ClientTTL())
+	assert.Empty(t, (&Row{}).ClientTTL(), "a row without a projection: not known")
 }
 
 func TestPriceFor(t *testing.T) {

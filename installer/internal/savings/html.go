@@ -26,7 +26,7 @@ func (rep *Report) WriteHTML(w io.Writer, generated time.Time) error {
 		r := &rows[i]
 		if saved, ok := r.Saved(); ok {
 			tok += float64(saved)
-			usd += ledger.SavedUSD(r.Model, *r.Counterfactual, r.CounterfactualCached, r.Usage)
+			usd += ledger.SavedUSD(r.Model, *r.Counterfactual, r.CounterfactualCached, r.Usage, r.ClientTTL())
 		}
 		cumTok = append(cumTok, tok)
 		cumUSD = append(cumUSD, usd)

@@ -64,6 +64,7 @@ func TestOneHourClientMarks(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, validate.Request(r.Body), "request of %d messages", n)
 				require.True(t, r.Engaged)
+				assert.Equal(t, ttl, r.Stats.ClientTTL, "the ledger row records the client's TTL")
 				if r.Reprojected {
 					rebuilt++
 				}

@@ -258,7 +258,8 @@ func (e *Engine) project(ctx context.Context, in *gate.Body, beta string) (*Resu
 	out := f.served()
 	tools := projectTools(req.tools, e.cfg.roster(), f.called)
 	bps := placeBreakpoints(sys, out, f)
-	cc := newMarks(clientTTL(body, req), len(f.head)+len(f.dialogue)-1)
+	stats.ClientTTL = clientTTL(body, req)
+	cc := newMarks(stats.ClientTTL, len(f.head)+len(f.dialogue)-1)
 	served := assemble(req, servedSize(sys, tools, out), sys, tools, out, cc)
 	stats.ServedMessages, stats.ServedBytes, stats.Breakpoints = len(out), len(served), bps
 	stats.Note = fmt.Sprintf("budget=%d threshold=%d reprojections=%d evictions=%d generations=%d cut=%d snapshot=%d",

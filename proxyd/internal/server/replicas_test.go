@@ -232,6 +232,6 @@ func TestCachedCounterfactualAfterRestart(t *testing.T) {
 	assert.Equal(t, *saw[0].Counterfactual, *saw[1].CounterfactualCached, "the cut is the first request's count")
 	assert.Equal(t, *saw[1].CounterfactualCached, *fresh[0].CounterfactualCached)
 	assert.Equal(t, saw[1].Usage, fresh[0].Usage)
-	assert.Equal(t, ledger.SavedUSD(saw[1].Model, *saw[1].Counterfactual, saw[1].CounterfactualCached, saw[1].Usage),
-		ledger.SavedUSD(fresh[0].Model, *fresh[0].Counterfactual, fresh[0].CounterfactualCached, fresh[0].Usage))
+	assert.Equal(t, ledger.SavedUSD(saw[1].Model, *saw[1].Counterfactual, saw[1].CounterfactualCached, saw[1].Usage, saw[1].ClientTTL()),
+		ledger.SavedUSD(fresh[0].Model, *fresh[0].Counterfactual, fresh[0].CounterfactualCached, fresh[0].Usage, fresh[0].ClientTTL()))
 }
