@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tidwall/gjson"
+	"github.com/tidwall/sjson"
 
 	"github.com/synaxi/synaxi/proxyd/internal/projection/validate"
 )
@@ -234,6 +235,39 @@ func TestSystemToolsAndBreakpoints(t *testing.T) {
 			assert.Len(t, names, len(testTools))
 		}
 	}
+}
+
+// TestMainSessionKeepsItsSystemPrompt: a conversation that is not the
+// synaxi-worker's (the user's main session, a subagent) keeps its system
+// prompt, every block verbatim and in order, with the fold notice after
+// it — as an array or as a string.
+func TestMainSessionKeepsItsSystemPrompt(t *testing.T) {
+	msgs := []obj{user(text("goal"))}
+	msgs = append(msgs, readPair("toolu_1", "/w/a.go", numbered([]string{"x"}))...)
+	rules := "You are an agent working with the user toward their goals.\n# Memory\nYou have a persistent file-based memory at /h/memory/."
+	base := strings.Replace(string(reqBody(msgs)), `SYNAXI-PROJECTION-WORKER\nworker rules`, strings.ReplaceAll(rules, "\n", `\n`), 1)
+	require.NotContains(t, base, "SYNAXI-PROJECTION-WORKER")
+	r, err := New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), []byte(base), "")
+	require.NoError(t, err)
+	require.True(t, r.Engaged)
+	require.NoError(t, validate.Request(r.Body))
+	var texts []string
+	for _, b := range gjson.GetBytes(r.Body, "system").Array() {
+		texts = append(texts, b.Get("text").String())
+	}
+	assert.Equal(t, []string{"x-anthropic-billing-header: cc_version=2.1.332; cc_entrypoint=sdk-cli;",
+		"You are a Claude agent, built on Anthropic's Claude Agent SDK.", rules, FoldNotice}, texts)
+
+	str, err := sjson.SetBytes([]byte(base), "system", rules)
+	require.NoError(t, err)
+	r, err = New(Config{AlwaysEngage: true}).ProjectBody(context.Background(), str, "")
+	require.NoError(t, err)
+	require.NoError(t, validate.Request(r.Body))
+	texts = texts[:0]
+	for _, b := range gjson.GetBytes(r.Body, "system").Array() {
+		texts = append(texts, b.Get("text").String())
+	}
+	assert.Equal(t, []string{rules, FoldNotice}, texts)
 }
 
 func TestTrimNeverDropsACalledTool(t *testing.T) {

@@ -5,9 +5,12 @@ import (
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/synaxi/synaxi/proxyd/internal/gate"
 )
 
-// Contract is the lean loop contract served after Claude Code's identity.
+// Contract is the lean loop contract the synaxi-worker's system prompt is
+// replaced with, after Claude Code's identity.
 const Contract = `You are an autonomous coding agent working in the user's repository through tools.
 - Work in a loop: look at the latest tool result, act with a tool, look again.
 - Read a file before you edit it; use Edit for small changes and Write for new files.
@@ -46,9 +49,32 @@ type sysBlock struct {
 	bp   bool
 }
 
-// projectSystem keeps Claude Code's billing header and identity block, in
-// their order, and appends the loop contract.
+// FoldNotice is appended to the system prompt of every conversation but
+// the synaxi-worker's, which is otherwise served as the client sent it.
+const FoldNotice = `Earlier tool results in this conversation may have been dropped to save space; a note then lists them. Results still shown are current; repeat a listed call if you need its result again.`
+
+// projectSystem serves the system prompt of a conversation. The
+// synaxi-worker's (it carries gate.Sentinel) becomes Claude Code's billing
+// header and identity block, in their order, and the loop contract. Any
+// other's — the user's main session, a subagent — is served as the client
+// sent it, every block's text verbatim and in order, since its
+// instructions are the agent's (Claude Code's rules, its memory, a
+// subagent's role), with the fold notice appended; it is what the client's
+// own requests cached, so engaging and a compaction read it from the cache.
 func projectSystem(sys gjson.Result) []sysBlock {
+	if !strings.Contains(sys.Raw, gate.Sentinel) {
+		var out []sysBlock
+		switch {
+		case sys.Type == gjson.String:
+			out = append(out, sysBlock{text: sys.Str})
+		case sys.IsArray():
+			sys.ForEach(func(_, b gjson.Result) bool {
+				out = append(out, sysBlock{text: b.Get("text").String()})
+				return true
+			})
+		}
+		return append(out, sysBlock{text: FoldNotice})
+	}
 	var out []sysBlock
 	keep := func(t string) {
 		if strings.HasPrefix(t, "x-anthropic-billing-header") || isIdentity(t) {

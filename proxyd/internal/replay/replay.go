@@ -204,8 +204,8 @@
 // = bound ÷ the projection's billed input with every recovery priced: the
 // share of the best reduction the projection reaches (1 is the bound);
 // bound_share_with_rereads prices the blind edits' re-reads alone. A
-// projection that drops part of the fixed part (the client's system
-// prompt) can exceed 1.
+// projection that drops part of the fixed part (the synaxi-worker's
+// system prompt) can exceed 1.
 package replay
 
 import (
