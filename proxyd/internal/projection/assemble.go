@@ -132,7 +132,8 @@ func assemble(req request, size int, sys []sysBlock, tools [][]byte, msgs []serv
 		}
 	}
 	if !req.system.Exists() {
-		// The identity and contract are always served.
+		// The engine's system prompt is always served (the worker's
+		// identity and contract, or the fold notice).
 		sep()
 		writeSystem(&b, sys, cc.stable)
 	}
