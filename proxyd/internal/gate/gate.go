@@ -206,13 +206,21 @@ func IsMessages(method, path string) bool {
 }
 
 // IsWorker reports whether the top-level system of a Messages body contains
-// the sentinel. system may be a string or an array of text blocks; anything
-// else (including malformed JSON) is not a worker.
+// the sentinel (SystemIsWorker); anything else (including malformed JSON)
+// is not a worker.
 func IsWorker(body *Body) bool {
 	if !bytes.Contains(body.Bytes(), []byte(Sentinel)) {
 		return false // fast path: most requests never mention it
 	}
-	sys := body.Field("system")
+	return SystemIsWorker(body.Field("system"))
+}
+
+// SystemIsWorker reports whether a request's top-level system (a string
+// or an array of text blocks) contains the sentinel.
+func SystemIsWorker(sys gjson.Result) bool {
+	if !strings.Contains(sys.Raw, Sentinel) {
+		return false
+	}
 	switch {
 	case sys.Type == gjson.String:
 		return strings.Contains(sys.Str, Sentinel)

@@ -54,7 +54,7 @@ type sysBlock struct {
 const FoldNotice = `Earlier tool results in this conversation may have been dropped to save space; a note then lists them. Results still shown are current; repeat a listed call if you need its result again.`
 
 // projectSystem serves the system prompt of a conversation. The
-// synaxi-worker's (it carries gate.Sentinel) becomes Claude Code's billing
+// synaxi-worker's (gate.SystemIsWorker) becomes Claude Code's billing
 // header and identity block, in their order, and the loop contract. Any
 // other's — the user's main session, a subagent — is served as the client
 // sent it, every block's text verbatim and in order, since its
@@ -62,7 +62,7 @@ const FoldNotice = `Earlier tool results in this conversation may have been drop
 // subagent's role), with the fold notice appended; it is what the client's
 // own requests cached, so engaging and a compaction read it from the cache.
 func projectSystem(sys gjson.Result) []sysBlock {
-	if !strings.Contains(sys.Raw, gate.Sentinel) {
+	if !gate.SystemIsWorker(sys) {
 		var out []sysBlock
 		switch {
 		case sys.Type == gjson.String:
