@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,32 +13,40 @@ import (
 )
 
 // cacheTTLs is the ttl of every cache_control object in a request body
-// ("" for one without a ttl: the default, 5 minutes), wherever it sits
-// (tools, system, messages, content blocks, the top level).
+// ("" for one without a ttl: the default, 5 minutes), wherever it sits, in
+// the order of the cached prefix: tools, system, messages (a block's
+// nested content before the block's own mark), then the top level's.
 func cacheTTLs(t *testing.T, body []byte) []string {
 	t.Helper()
-	var doc any
+	var doc map[string]any
 	require.NoError(t, json.Unmarshal(body, &doc))
 	var ttls []string
+	mark := func(v any) {
+		if cc, ok := v.(map[string]any); ok {
+			ttl, _ := cc["ttl"].(string)
+			ttls = append(ttls, ttl)
+		}
+	}
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
 		case map[string]any:
-			for k, x := range v {
-				if cc, ok := x.(map[string]any); ok && k == "cache_control" {
-					ttl, _ := cc["ttl"].(string)
-					ttls = append(ttls, ttl)
-					continue
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				if k != "cache_control" {
+					walk(v[k])
 				}
-				walk(x)
 			}
+			mark(v["cache_control"])
 		case []any:
 			for _, x := range v {
 				walk(x)
 			}
 		}
 	}
-	walk(doc)
+	for _, field := range []string{"tools", "system", "messages"} {
+		walk(doc[field])
+	}
+	mark(doc["cache_control"])
 	return ttls
 }
 
@@ -77,14 +87,13 @@ func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 			continue
 		}
 		projected++
-		order := servedTTLOrder(t, r.Body)
-		require.NotEmpty(t, order, "request %d: the projection places breakpoints", i)
-		if order[0] == "1h" {
+		require.NotEmpty(t, ttls, "request %d: the projection places breakpoints", i)
+		if ttls[0] == "1h" {
 			withHour++
 		}
-		for k, ttl := range order {
+		for k, ttl := range ttls {
 			if ttl == "" {
-				assert.NotContains(t, order[k:], "1h", "request %d: every one-hour mark first: %v", i, order)
+				assert.NotContains(t, ttls[k:], "1h", "request %d: every one-hour mark first: %v", i, ttls)
 				mixed++
 				break
 			}
@@ -107,45 +116,4 @@ func TestCacheTTL1hProjectedRealClient(t *testing.T) {
 	assert.Positive(t, write5m, "the projected requests wrote their tails at the 5-minute rate")
 	t.Logf("%d requests, %d engaged (%d with a one-hour mark, %d with a five-minute one), %d breakpoints; writes: all requests 1h %d / 5m %d tokens, engaged 1h %d / 5m %d; %s; %s",
 		len(reqs), projected, withHour, mixed, breakpoints, stats.Write1h, stats.Write5m, write1h, write5m, served, time.Since(start).Round(time.Second))
-}
-
-// servedTTLOrder is the ttl of every breakpoint of a body in prompt order
-// ("" for five minutes): tools, system, then the messages' blocks.
-func servedTTLOrder(t *testing.T, body []byte) []string {
-	t.Helper()
-	var doc struct {
-		Tools    []map[string]json.RawMessage `json:"tools"`
-		System   []map[string]json.RawMessage `json:"system"`
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	require.NoError(t, json.Unmarshal(body, &doc))
-	var order []string
-	add := func(b map[string]json.RawMessage) {
-		raw, ok := b["cache_control"]
-		if !ok {
-			return
-		}
-		var cc struct {
-			TTL string `json:"ttl"`
-		}
-		require.NoError(t, json.Unmarshal(raw, &cc))
-		order = append(order, cc.TTL)
-	}
-	for _, b := range doc.Tools {
-		add(b)
-	}
-	for _, b := range doc.System {
-		add(b)
-	}
-	for _, m := range doc.Messages {
-		var blocks []map[string]json.RawMessage
-		if json.Unmarshal(m.Content, &blocks) == nil {
-			for _, b := range blocks {
-				add(b)
-			}
-		}
-	}
-	return order
 }
